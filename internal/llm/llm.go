@@ -1,0 +1,252 @@
+// Package llm holds hew's one provider-neutral conversation model and the
+// Provider interface. Wire adapters (anthropic, openai, mock) translate this
+// history to and from each protocol on every request, so hew never keeps a
+// second, vendor-shaped copy of the conversation.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Role is who authored a message. Tool results travel in user messages, as
+// in the Anthropic protocol; the OpenAI adapter splits them into tool messages.
+type Role string
+
+// The two roles of the neutral history.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// BlockType names the kind of a content block.
+type BlockType string
+
+// Content block kinds.
+const (
+	BlockText             BlockType = "text"
+	BlockThinking         BlockType = "thinking"
+	BlockRedactedThinking BlockType = "redacted_thinking"
+	BlockToolUse          BlockType = "tool_use"
+	BlockToolResult       BlockType = "tool_result"
+	BlockImage            BlockType = "image"
+)
+
+// Block is one piece of a message. Only the fields of its Type are set; the
+// JSON form is what sessions store, so field names are stable.
+type Block struct {
+	Type BlockType `json:"type"`
+
+	// Text is the text of a text or thinking block.
+	Text string `json:"text,omitempty"`
+	// Signature is the provider's signature of a thinking block, replayed verbatim.
+	Signature string `json:"signature,omitempty"`
+	// Data is the opaque payload of a redacted_thinking block, or base64 image data.
+	Data string `json:"data,omitempty"`
+	// MediaType is the MIME type of an image block.
+	MediaType string `json:"media_type,omitempty"`
+
+	// ID is the tool call id of a tool_use block, or the id a tool_result answers.
+	ID string `json:"id,omitempty"`
+	// Name is the tool name of a tool_use block.
+	Name string `json:"name,omitempty"`
+	// Input is the parsed JSON input of a tool_use block (always an object).
+	Input json.RawMessage `json:"input,omitempty"`
+
+	// Content is the text of a tool_result block.
+	Content string `json:"content,omitempty"`
+	// IsError marks a failed tool_result.
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// Message is one turn of the conversation: a role and its blocks in order.
+type Message struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
+// Text returns the concatenated text blocks of m.
+func (m Message) Text() string {
+	var s string
+	for _, b := range m.Content {
+		if b.Type == BlockText {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+// ToolUses returns the tool_use blocks of m in order.
+func (m Message) ToolUses() []Block {
+	var out []Block
+	for _, b := range m.Content {
+		if b.Type == BlockToolUse {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// UserText makes a user message holding one text block.
+func UserText(s string) Message {
+	return Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: s}}}
+}
+
+// ToolSpec describes one tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// SystemBlock is one part of the system prompt. Cache marks the end of a
+// stable prefix (Anthropic cache_control); other adapters join the parts.
+type SystemBlock struct {
+	Text  string `json:"text"`
+	Cache bool   `json:"cache,omitempty"`
+}
+
+// Purpose says what a request is for. The main loop uses PurposeMain; side
+// requests (summaries, evaluators, classifiers, recall) name theirs so the
+// mock provider can answer each from its scenario's "side" section.
+type Purpose string
+
+// Request purposes.
+const (
+	PurposeMain         Purpose = "main"
+	PurposeCompact      Purpose = "compact"
+	PurposeGoalEval     Purpose = "goal_eval"
+	PurposeClassifier   Purpose = "classifier"
+	PurposeMemoryRecall Purpose = "memory_recall"
+)
+
+// Request is one model call in neutral form.
+type Request struct {
+	Model     string
+	System    []SystemBlock
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+	// Thinking asks for extended thinking / reasoning when the model supports it;
+	// adapters ignore it for models that do not.
+	Thinking bool
+	Purpose  Purpose
+}
+
+// StopReason is why the model stopped generating, normalised across protocols.
+type StopReason string
+
+// Normalised stop reasons.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopOther     StopReason = "other"
+)
+
+// Usage is token accounting for one or more requests.
+type Usage struct {
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_input_tokens"`
+	CacheWriteTokens int `json:"cache_creation_input_tokens"`
+}
+
+// Add accumulates u2 into u.
+func (u *Usage) Add(u2 Usage) {
+	u.InputTokens += u2.InputTokens
+	u.OutputTokens += u2.OutputTokens
+	u.CacheReadTokens += u2.CacheReadTokens
+	u.CacheWriteTokens += u2.CacheWriteTokens
+}
+
+// Total is every token counted, as budgets see it.
+func (u Usage) Total() int {
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+}
+
+// EventType names a streaming event.
+type EventType string
+
+// Neutral stream events.
+const (
+	EvTextDelta     EventType = "text_delta"
+	EvThinkingDelta EventType = "thinking_delta"
+	// EvToolStart: a tool call began (ID and Name known).
+	EvToolStart EventType = "tool_start"
+	// EvToolDelta: a piece of a tool call's JSON arguments.
+	EvToolDelta EventType = "tool_delta"
+	// EvToolDone: a tool call's arguments are complete; Block holds the parsed call.
+	EvToolDone EventType = "tool_done"
+	EvUsage    EventType = "usage"
+	// EvRetry: the request failed in a retryable way and is being retried;
+	// everything streamed since the last request start must be discarded.
+	EvRetry EventType = "retry"
+)
+
+// Event is one streaming event. Index is the block index within the answer.
+type Event struct {
+	Type  EventType
+	Index int
+	// Text is the delta of a text, thinking or tool argument event.
+	Text string
+	// Block is the tool_use block of EvToolStart (ID, Name) and EvToolDone (complete).
+	Block *Block
+	Usage *Usage
+	// Retry details for EvRetry.
+	Attempt int
+	Err     error
+	DelayMS int
+}
+
+// Response is a complete model answer.
+type Response struct {
+	Message    Message
+	StopReason StopReason
+	Usage      Usage
+	Model      string
+}
+
+// Provider is one model backend. Stream sends req, calls onEvent for every
+// streaming event in order (from the calling goroutine), and returns the
+// assembled answer. Retries happen inside Stream and are announced with
+// EvRetry. Cancelling ctx aborts the HTTP request at once.
+type Provider interface {
+	Name() string
+	Stream(ctx context.Context, req *Request, onEvent func(Event)) (*Response, error)
+}
+
+// APIError is a non-retryable (or retries-exhausted) error from a model server.
+type APIError struct {
+	Status  int    // HTTP status, 0 for transport errors
+	Type    string // the server's error type, if any
+	Message string // the server's message
+	Retries int    // retries made before giving up
+}
+
+func (e *APIError) Error() string {
+	s := "model API error"
+	if e.Status != 0 {
+		s += " " + itoa(e.Status)
+	}
+	if e.Type != "" {
+		s += " (" + e.Type + ")"
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Retries > 0 {
+		s += " (after " + itoa(e.Retries) + " retries)"
+	}
+	return s
+}
+
+// PromptTooLong reports whether e says the prompt exceeded the context window.
+func (e *APIError) PromptTooLong() bool {
+	return e.Status == 400 && containsFold(e.Message, "prompt is too long", "context length", "context_length", "too many tokens", "maximum context")
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,109 @@
+// Package tools defines what a tool is to hew and holds the built-in tools.
+// A tool only validates and runs; permissions, hooks, timing and result
+// shaping are the agent's pipeline, so every tool gets them the same way.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Tool is one capability the model can call.
+type Tool interface {
+	// Name is the name the model sees (SPEC section 4).
+	Name() string
+	// Description is the model-facing description (embedded Markdown).
+	Description() string
+	// Schema is the JSON Schema of the input object. It must be
+	// byte-identical on every call so the cached tool list never changes.
+	Schema() json.RawMessage
+	// ReadOnly reports whether a call with this input has no side effects and
+	// may run concurrently with other read-only calls (and start while the
+	// model is still streaming).
+	ReadOnly(input json.RawMessage) bool
+	// Run executes a validated call. A returned error becomes an error
+	// result for the model; it never stops the loop.
+	Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error)
+}
+
+// Checker is implemented by tools with semantic checks beyond the schema
+// (path inside the project, non-empty command). It runs after schema
+// validation and before permissions.
+type Checker interface {
+	Check(env *Env, input json.RawMessage) error
+}
+
+// Deferred is implemented by tools whose schema is sent only after the model
+// finds them with tool_search.
+type Deferred interface {
+	Deferred() bool
+}
+
+// Result is what a tool produced.
+type Result struct {
+	// Content is the text the model gets.
+	Content string
+	// IsError marks a failure the model should react to.
+	IsError bool
+	// Display is an optional user-facing rendering (e.g. a unified diff).
+	Display string
+	// Todos is set by todo_write so front-ends can show the list.
+	Todos []Todo
+}
+
+// Todo is one item of the model's task list.
+type Todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"` // pending | in_progress | completed
+}
+
+// Env is what a running tool may know about its surroundings. The agent
+// builds one per session; tools never read process globals.
+type Env struct {
+	// Root is the absolute, symlink-resolved project root.
+	Root string
+	// AdditionalDirs are extra absolute directories the user allowed.
+	AdditionalDirs []string
+	// HomeDir is the user's home, for "~/" paths.
+	HomeDir string
+	// StateDir is the per-project state directory ($HEW_HOME/projects/KEY).
+	StateDir string
+	// SessionID is the current session's id.
+	SessionID string
+	// Env is the environment for child processes (KEY=VALUE).
+	Env []string
+	// Reads records what the model has read, for write/edit guards.
+	Reads *ReadTracker
+	// Shell runs shell commands (sandboxed or not); nil means unsandboxed.
+	Shell ShellRunner
+	// AllowOutside reports whether an explicit allow rule covers an absolute
+	// path outside the root; nil means none does.
+	AllowOutside func(tool, absPath string) bool
+}
+
+// ShellRunner runs a bash command for run_shell. The sandbox package
+// provides a Landlock-confined implementation.
+type ShellRunner interface {
+	Run(ctx context.Context, req ShellRequest) (ShellResult, error)
+}
+
+// ShellRequest is one shell command to run.
+type ShellRequest struct {
+	Command   string
+	Dir       string
+	Env       []string
+	TimeoutMS int
+	// MaxOutput caps captured bytes (head and tail kept).
+	MaxOutput int
+}
+
+// ShellResult is the outcome of a shell command.
+type ShellResult struct {
+	Output   string // stdout and stderr interleaved
+	ExitCode int
+	TimedOut bool
+	// Truncated is the number of bytes dropped from the middle of Output.
+	Truncated int
+	// SandboxNote is a one-line note about confinement (e.g. unavailable).
+	SandboxNote string
+}
