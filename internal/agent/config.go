@@ -111,4 +111,6 @@ type ContextManager interface {
 	// Recover handles a prompt-too-long failure: it compacts and reports
 	// whether one retry with the returned history makes sense.
 	Recover(ctx context.Context, req *llm.Request, err error) ([]llm.Message, bool)
+	// Compact summarises the history on request (/compact [focus]).
+	Compact(ctx context.Context, req *llm.Request, focus string) ([]llm.Message, error)
 }
