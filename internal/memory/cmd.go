@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+const usage = `usage: hew memory list|show NAME|add [--type T] [--name N] [--description D] TEXT|rm NAME|path
+
+Long-term memory of this project.
+  list        one line per memory
+  show NAME   the text of a memory
+  add TEXT    remember TEXT (or standard input when TEXT is -); --type user|feedback|project|reference
+  rm NAME     forget a memory
+  path        the memory directory
+`
+
+// Command runs `hew memory ARGS` on store.
+func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "path":
+		fmt.Fprintln(stdout, s.Dir)
+		return 0
+	case "list", "ls":
+		list, err := s.List()
+		if err != nil {
+			fmt.Fprintln(stderr, "hew:", err)
+			return 1
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(stdout, "no memories for this project")
+			return 0
+		}
+		for _, m := range list {
+			fmt.Fprintf(stdout, "%-9s %-30s %s\n", m.Type, m.Name, m.Description)
+		}
+		return 0
+	case "show":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		m, err := s.Get(args[1])
+		if err != nil {
+			fmt.Fprintln(stderr, "hew:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s/%s — %s\n\n%s\n", m.Type, m.Name, m.Description, m.Body)
+		return 0
+	case "rm", "remove":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		if err := s.Remove(args[1]); err != nil {
+			fmt.Fprintln(stderr, "hew:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "forgot %s\n", args[1])
+		return 0
+	case "add":
+		fs := pflag.NewFlagSet("memory add", pflag.ContinueOnError)
+		fs.SetOutput(stderr)
+		typ := fs.String("type", "project", "user, feedback, project or reference")
+		name := fs.String("name", "", "file name (derived from the text when empty)")
+		desc := fs.String("description", "", "one-line description")
+		if err := fs.Parse(args[1:]); err != nil {
+			return 2
+		}
+		text := strings.Join(fs.Args(), " ")
+		if text == "-" || (text == "" && stdin != nil) {
+			data, err := io.ReadAll(io.LimitReader(stdin, Budget))
+			if err != nil {
+				fmt.Fprintln(stderr, "hew:", err)
+				return 1
+			}
+			text = string(data)
+		}
+		m, err := s.Add(Memory{Type: *typ, Name: *name, Description: *desc, Body: text})
+		if err != nil {
+			fmt.Fprintln(stderr, "hew:", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "remembered %s/%s\n", m.Type, m.Name)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "hew memory: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+}
