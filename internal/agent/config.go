@@ -7,6 +7,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
@@ -43,8 +44,20 @@ type Config struct {
 	MaxBudgetTokens int     // 0 = no limit
 	MaxCostUSD      float64 // 0 = no limit
 	MaxOutputTokens int     // per request; 0 = model default
-	SessionID       string
+	// Thinking asks for extended thinking on models that support it.
+	Thinking  bool
+	SessionID string
+
+	// ToolTimeout bounds one call of a tool other than run_shell and agent
+	// (which have their own limits); 0 means DefaultToolTimeout.
+	ToolTimeout time.Duration
+	// NoStreamingTools turns off starting read-only calls while the model
+	// is still streaming (they then start when the answer is complete).
+	NoStreamingTools bool
 }
+
+// DefaultToolTimeout is the per-call limit for tools without their own.
+const DefaultToolTimeout = 5 * time.Minute
 
 // PermissionChecker is the permission engine as the loop sees it.
 // permission.Engine implements it.

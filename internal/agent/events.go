@@ -58,6 +58,8 @@ type ToolFinished struct {
 	IsError bool
 	Elapsed time.Duration
 	Todos   []tools.Todo
+	// Receipt is the call's audit record (for --verbose and the session).
+	Receipt *Receipt
 }
 
 // PermissionDecided reports a permission decision about a tool call.

@@ -13,8 +13,9 @@ import (
 type Registry struct {
 	mu        sync.RWMutex
 	tools     map[string]Tool
-	order     []string // registration order of non-deferred tools
-	activated []string // deferred tools loaded by tool_search, in order
+	order     []string                // registration order of non-deferred tools
+	activated []string                // deferred tools loaded by tool_search, in order
+	schemas   map[string]*schemaEntry // compiled input schemas, for Validate
 }
 
 // NewRegistry makes an empty registry.

@@ -1,0 +1,283 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// Agent is one conversation: a single history, the model that continues
+// it and the tool pipeline. Run handles one user message at a time; the
+// other methods may be called between (or, for reads, during) turns.
+type Agent struct {
+	cfg  Config
+	pipe *pipeline
+
+	turnMu sync.Mutex // one turn at a time
+
+	mu          sync.Mutex
+	provider    llm.Provider
+	model       string
+	mode        permission.Mode
+	history     []llm.Message
+	usage       llm.Usage
+	cost        float64
+	costUnknown bool
+	intent      string
+	// turn-local accounting, reset by Run.
+	turnUsage   llm.Usage
+	turnCost    float64
+	turnUnknown bool
+}
+
+// New checks cfg, fills defaults and returns an agent with an empty history.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("agent: no model provider configured")
+	}
+	fillDefaults(&cfg)
+	a := &Agent{cfg: cfg, provider: cfg.Provider, model: cfg.Model, mode: cfg.Mode}
+	a.pipe = newPipeline(&a.cfg)
+	a.pipe.mode = a.Mode
+	a.pipe.side = a.sideRequest
+	a.pipe.intent = func() string {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.intent
+	}
+	return a, nil
+}
+
+func fillDefaults(cfg *Config) {
+	if cfg.Tools == nil {
+		cfg.Tools = tools.NewRegistry()
+	}
+	if cfg.Env == nil {
+		cfg.Env = &tools.Env{}
+	}
+	if cfg.Env.Reads == nil {
+		cfg.Env.Reads = tools.NewReadTracker()
+	}
+	if cfg.Env.SessionID == "" {
+		cfg.Env.SessionID = cfg.SessionID
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 50
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = permission.ModeDefault
+	}
+	if cfg.ToolTimeout <= 0 {
+		cfg.ToolTimeout = DefaultToolTimeout
+	}
+}
+
+// History returns a copy of the conversation so far.
+func (a *Agent) History() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.history)
+}
+
+// SetHistory replaces the conversation (resume). The caller provides a
+// protocol-valid history, as session.Load returns it.
+func (a *Agent) SetHistory(h []llm.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = slices.Clone(h)
+}
+
+// SetModel switches the provider and model for the following requests.
+func (a *Agent) SetModel(p llm.Provider, model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p != nil {
+		a.provider = p
+	}
+	a.model = model
+}
+
+// Model returns the current model name.
+func (a *Agent) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// SetMode changes the permission mode; it applies to the next call decided.
+func (a *Agent) SetMode(m permission.Mode) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.mode = m
+}
+
+// Mode returns the current permission mode.
+func (a *Agent) Mode() permission.Mode {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.mode
+}
+
+// Usage returns the tokens used since New and their estimated cost in USD
+// (-1 when a model without a known price was used).
+func (a *Agent) Usage() (llm.Usage, float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.costUnknown {
+		return a.usage, -1
+	}
+	return a.usage, a.cost
+}
+
+// Tools returns the session's tool registry.
+func (a *Agent) Tools() *tools.Registry { return a.cfg.Tools }
+
+// Clear starts a fresh conversation (the /clear command). Usage totals are
+// kept; the read receipts are dropped because the model no longer has the content.
+func (a *Agent) Clear() {
+	a.mu.Lock()
+	a.history = nil
+	a.intent = ""
+	a.mu.Unlock()
+	a.pipe.record("reset", []llm.Message{})
+	a.cfg.Env.Reads.Forget()
+}
+
+// Compact summarises the history on request (/compact [focus]) through the
+// context manager.
+func (a *Agent) Compact(ctx context.Context, focus string) error {
+	if a.cfg.Context == nil {
+		return errors.New("compact: no context manager configured")
+	}
+	a.turnMu.Lock()
+	defer a.turnMu.Unlock()
+	req := a.buildRequest(a.cfg.MaxOutputTokens)
+	msgs, err := a.cfg.Context.Compact(ctx, req, focus)
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	a.replaceHistory(msgs, nil, "requested")
+	return nil
+}
+
+// buildRequest snapshots the history into a main-loop request.
+func (a *Agent) buildRequest(maxTokens int) *llm.Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return &llm.Request{
+		Model:     a.model,
+		System:    a.cfg.System,
+		Messages:  slices.Clone(a.history),
+		Tools:     a.cfg.Tools.Specs(),
+		MaxTokens: maxTokens,
+		Thinking:  a.cfg.Thinking,
+		Purpose:   llm.PurposeMain,
+	}
+}
+
+func (a *Agent) append(m llm.Message) {
+	a.mu.Lock()
+	a.history = append(a.history, m)
+	a.mu.Unlock()
+	a.pipe.recordMessage(m)
+}
+
+// storeHistory keeps what the context manager returned for sending; the
+// cheap tiers only shorten old results, so nothing is recorded.
+func (a *Agent) storeHistory(msgs []llm.Message) {
+	a.mu.Lock()
+	a.history = slices.Clone(msgs)
+	a.mu.Unlock()
+}
+
+// replaceHistory installs a compacted history. Unless it is the unchanged
+// before (nil before = always a compaction), the session gets a reset
+// record, the UI a Compacted event and the read receipts are dropped.
+func (a *Agent) replaceHistory(msgs, before []llm.Message, reason string) {
+	if before != nil && sameMessages(msgs, before) {
+		a.storeHistory(msgs)
+		return
+	}
+	if err := ValidateHistory(msgs); err != nil {
+		a.pipe.emit(Notice{Level: "warn", Text: "compaction produced an invalid history (" + err.Error() + "); kept the original"})
+		return
+	}
+	a.storeHistory(msgs)
+	a.pipe.record("reset", slices.Clone(msgs))
+	a.cfg.Env.Reads.Forget()
+	a.pipe.emit(Compacted{Tier: 4, TokensBefore: 0, TokensAfter: 0, Reason: reason})
+}
+
+// account adds one request's usage to the totals and reports it.
+func (a *Agent) account(model string, u llm.Usage, main bool) {
+	usd, known := llm.EstimateCost(model, u)
+	a.mu.Lock()
+	a.usage.Add(u)
+	a.turnUsage.Add(u)
+	a.cost += usd
+	a.turnCost += usd
+	if !known {
+		a.costUnknown, a.turnUnknown = true, true
+	}
+	total, cost := a.usage, a.cost
+	if a.costUnknown {
+		cost = -1
+	}
+	a.mu.Unlock()
+	a.pipe.record("usage", map[string]any{"model": model, "usage": u, "main": main})
+	a.pipe.emit(UsageUpdated{Request: u, Total: total, CostUSD: cost})
+	if main {
+		a.pipe.emit(ContextUpdated{Tokens: u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens,
+			Window: llm.LookupModel(model).ContextWindow})
+	}
+}
+
+// sideRequest sends a request that is not part of the conversation (the
+// auto-mode classifier) with the current model and counts its usage.
+func (a *Agent) sideRequest(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	a.mu.Lock()
+	p, model := a.provider, a.model
+	a.mu.Unlock()
+	req.Model = model
+	resp, err := p.Stream(ctx, req, func(llm.Event) {})
+	if err != nil {
+		return nil, err
+	}
+	a.account(model, resp.Usage, false)
+	return resp, nil
+}
+
+// overBudget reports whether a token or cost limit is reached.
+func (a *Agent) overBudget() (bool, string) {
+	u, cost := a.Usage()
+	if a.cfg.MaxBudgetTokens > 0 && u.Total() >= a.cfg.MaxBudgetTokens {
+		return true, fmt.Sprintf("token budget reached: %d of %d tokens used", u.Total(), a.cfg.MaxBudgetTokens)
+	}
+	if a.cfg.MaxCostUSD > 0 && cost >= a.cfg.MaxCostUSD {
+		return true, fmt.Sprintf("cost limit reached: $%.4f of $%.4f", cost, a.cfg.MaxCostUSD)
+	}
+	return false, ""
+}
+
+// sameMessages reports whether a and b hold the very same messages (same
+// block arrays), which is how a context manager returns an untouched history.
+func sameMessages(a, b []llm.Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i].Content) != len(b[i].Content) {
+			return false
+		}
+		if len(a[i].Content) > 0 && &a[i].Content[0] != &b[i].Content[0] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// classifierPrompt instructs the auto-mode side request. The answer format
+// is strict so that anything else can be treated as a block.
+const classifierPrompt = `You are the safety classifier of a coding agent running in auto mode.
+You are shown the user's latest request and one tool call the agent wants to make.
+Allow the call when it is a reasonable step toward the user's request and cannot cause
+irreversible damage outside the project (deleting or overwriting data the user did not ask
+to change, leaking secrets, contacting unexpected hosts, changing system configuration).
+Otherwise block it.
+Answer with one JSON object and nothing else:
+{"decision": "allow" | "block", "reason": "<one sentence>"}`
+
+// classify asks the model whether an auto-mode call may run. An error or an
+// answer that does not parse is a block.
+func (p *pipeline) classify(ctx context.Context, pr *prepared) (bool, string) {
+	if p.side == nil {
+		return false, "no model is available to classify the call"
+	}
+	var b strings.Builder
+	if p.intent != nil {
+		if in := p.intent(); in != "" {
+			b.WriteString("User's latest request:\n")
+			b.WriteString(shortenString(in, 4000))
+			b.WriteString("\n\n")
+		}
+	}
+	b.WriteString("Tool call:\n")
+	b.WriteString(pr.call.Name)
+	b.WriteString(" ")
+	b.Write(shortenInput(pr.input, 2000))
+	if pr.verdict.Reason != "" {
+		b.WriteString("\n\nWhy it needs a decision: ")
+		b.WriteString(pr.verdict.Reason)
+	}
+	req := &llm.Request{
+		System:    []llm.SystemBlock{{Text: llm.PurposeTag(llm.PurposeClassifier) + "\n" + classifierPrompt}},
+		Messages:  []llm.Message{llm.UserText(b.String())},
+		MaxTokens: 1024,
+		Purpose:   llm.PurposeClassifier,
+	}
+	resp, err := p.side(ctx, req)
+	if err != nil {
+		return false, "classifier request failed: " + err.Error()
+	}
+	return parseClassifierVerdict(resp.Message.Text())
+}
+
+// parseClassifierVerdict reads {"decision": "allow"|"block", "reason": …}
+// (possibly inside a code fence or prose) or a first line "ALLOW: reason" /
+// "BLOCK: reason". An allow needs a reason; anything else blocks.
+func parseClassifierVerdict(text string) (bool, string) {
+	const unparsable = "the classifier's verdict could not be parsed, so the call is blocked"
+	if i, j := strings.Index(text, "{"), strings.LastIndex(text, "}"); i >= 0 && j > i {
+		var v struct {
+			Decision string `json:"decision"`
+			Verdict  string `json:"verdict"`
+			Reason   string `json:"reason"`
+		}
+		if json.Unmarshal([]byte(text[i:j+1]), &v) == nil {
+			d := strings.ToLower(strings.TrimSpace(v.Decision + v.Verdict))
+			reason := strings.TrimSpace(v.Reason)
+			switch {
+			case d == "allow" && reason != "":
+				return true, reason
+			case d == "block" || d == "deny":
+				return false, orDefault(reason, "blocked by the classifier")
+			}
+			return false, unparsable
+		}
+	}
+	line := strings.TrimSpace(text)
+	if k := strings.IndexByte(line, '\n'); k >= 0 {
+		line = strings.TrimSpace(line[:k])
+	}
+	upper := strings.ToUpper(line)
+	for _, w := range []string{"ALLOW", "BLOCK"} {
+		if strings.HasPrefix(upper, w) {
+			reason := strings.TrimSpace(strings.TrimLeft(line[len(w):], ":-— "))
+			if w == "ALLOW" && reason != "" {
+				return true, reason
+			}
+			if w == "BLOCK" {
+				return false, orDefault(reason, "blocked by the classifier")
+			}
+		}
+	}
+	return false, unparsable
+}
+
+// approvalDiff renders the change an edit or write would make, for the
+// approval prompt. Other tools have none.
+func approvalDiff(env *tools.Env, name string, input json.RawMessage) string {
+	var in struct {
+		FilePath  string `json:"file_path"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Content   string `json:"content"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
+		return ""
+	}
+	switch name {
+	case "edit_file":
+		return udiff.Unified(in.FilePath, in.FilePath, withNL(in.OldString), withNL(in.NewString))
+	case "write_file":
+		var old string
+		path := in.FilePath
+		if env != nil && !filepath.IsAbs(path) {
+			path = filepath.Join(env.Root, path)
+		}
+		if b, err := os.ReadFile(path); err == nil && len(b) <= 1<<20 {
+			old = string(b)
+		}
+		return udiff.Unified(in.FilePath, in.FilePath, old, withNL(in.Content))
+	}
+	return ""
+}
+
+func withNL(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
+}
+
+// runawayKey identifies a call together with its result; the same key three
+// times in a row is a loop that makes no progress.
+func runawayKey(name string, input json.RawMessage, content string, isErr bool) string {
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(canonicalJSON(input))
+	h.Write([]byte{0})
+	h.Write([]byte(content))
+	if isErr {
+		h.Write([]byte{1})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON re-encodes input with sorted keys so that key order does
+// not make two identical calls look different.
+func canonicalJSON(input json.RawMessage) []byte {
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		return input
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return input
+	}
+	return b
+}

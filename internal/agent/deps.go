@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// This file is the seam between the loop and helpers owned by other
+// packages (schema validation, result shaping, purpose tags, summaries).
+
+// validateInput checks input against the tool's JSON Schema (the error
+// names the offending field), then the pipeline runs the semantic check.
+func validateInput(reg *tools.Registry, name string, input json.RawMessage) error {
+	return reg.Validate(name, input)
+}
+
+// shapeResult prepares a result for the model with tools.Shape (persist
+// above 30 KB first, then cut above 50,000 characters) and reports where
+// the whole result was saved, if it was.
+func shapeResult(env *tools.Env, id, content string) (shaped, storedAt string) {
+	var stateDir string
+	if env != nil {
+		stateDir = env.StateDir
+	}
+	shaped = tools.Shape(content, tools.ShapeOptions{StateDir: stateDir, ID: id})
+	if stateDir != "" && len(content) > tools.DefaultPersistOver {
+		if p := tools.ToolResultPath(stateDir, id); strings.Contains(shaped, p) {
+			storedAt = p
+		}
+	}
+	return shaped, storedAt
+}
+
+// summarize is a one-line description of a call for UIs.
+func summarize(name string, input json.RawMessage) string { return tools.Summarize(name, input) }
+
+// subjectOf is the exact operation an approval is about: the command, path or URL.
+func subjectOf(input json.RawMessage) string {
+	var m map[string]any
+	_ = json.Unmarshal(input, &m)
+	for _, k := range []string{"command", "file_path", "path", "url", "pattern"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return string(input)
+}

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/hew-dev/hew/internal/llm/mockserver"
+	"github.com/hew-dev/hew/internal/memory"
+	"github.com/hew-dev/hew/internal/session"
+	"github.com/hew-dev/hew/internal/skills"
+)
+
+// subcommand is one `hew NAME ...` command.
+type subcommand struct {
+	summary string
+	run     func(a *cli, args []string) int
+}
+
+// subcommands is filled in init so entries may refer to the table (help).
+var subcommands map[string]subcommand
+
+func init() {
+	subcommands = map[string]subcommand{
+		"sessions":    {"sessions of this directory", (*cli).sessionsCmd},
+		"skills":      {"discovered skills and where each came from", (*cli).skillsCmd},
+		"memory":      {"long-term memory of this project", (*cli).memoryCmd},
+		"mcp":         {"configured MCP servers; serve exposes hew's tools", (*cli).mcpCmd},
+		"permissions": {"print the decision a session would make", (*cli).permissionsCmd},
+		"mock-server": {"an offline model server for tests and demos", (*cli).mockServerCmd},
+		"doctor":      {"check keys, endpoint, sandbox, ripgrep and settings", (*cli).doctorCmd},
+		"help":        {"show help", (*cli).helpCmd},
+		"version":     {"print the version", func(a *cli, _ []string) int { fmt.Fprintln(a.stdout, versionString()); return ExitOK }},
+	}
+}
+
+func (a *cli) helpCmd(args []string) int {
+	if len(args) > 0 {
+		if cmd, ok := subcommands[args[0]]; ok && args[0] != "help" {
+			return cmd.run(a, []string{"--help"})
+		}
+	}
+	fmt.Fprint(a.stdout, rootHelp())
+	return ExitOK
+}
+
+func (a *cli) sessionsCmd(args []string) int {
+	root, err := projectRoot()
+	if err != nil {
+		return a.fail(err)
+	}
+	return session.Command(args, a.stdout, a.stderr, a.hewHome(), root)
+}
+
+func (a *cli) skillsCmd(args []string) int {
+	root, err := projectRoot()
+	if err != nil {
+		return a.fail(err)
+	}
+	return skills.Command(args, a.stdout, a.stderr, skills.Roots{Project: root, Home: a.homeDir(), HewHome: a.hewHome()})
+}
+
+func (a *cli) memoryCmd(args []string) int {
+	root, err := projectRoot()
+	if err != nil {
+		return a.fail(err)
+	}
+	return memory.Command(args, a.stdin, a.stdout, a.stderr, memory.Open(session.ProjectDir(a.hewHome(), root)))
+}
+
+func (a *cli) mockServerCmd(args []string) int {
+	return mockserver.Main(args, a.stdout, a.stderr)
+}

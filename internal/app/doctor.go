@@ -1,0 +1,226 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/mcp"
+)
+
+const doctorUsage = `usage: hew doctor [--provider NAME | --mock] [--model NAME] [--api-base URL] [--timeout DURATION]
+
+Checks what hew needs and says how to fix what is wrong: the model provider
+and its key, whether the provider's endpoint answers, the shell sandbox,
+ripgrep, bash, and the settings and MCP config files of this directory.
+It contacts nothing but the chosen provider's endpoint. Exit 0 when nothing
+is wrong (warnings allowed), 1 otherwise.
+
+Flags:
+`
+
+// doctorReport collects check results.
+type doctorReport struct {
+	out      io.Writer
+	failures int
+}
+
+func (r *doctorReport) ok(format string, args ...any) {
+	fmt.Fprintf(r.out, "ok    "+format+"\n", args...)
+}
+
+func (r *doctorReport) warn(fix, format string, args ...any) {
+	fmt.Fprintf(r.out, "warn  "+format+"\n", args...)
+	if fix != "" {
+		fmt.Fprintf(r.out, "      fix: %s\n", fix)
+	}
+}
+
+func (r *doctorReport) fail(fix, format string, args ...any) {
+	r.failures++
+	fmt.Fprintf(r.out, "FAIL  "+format+"\n", args...)
+	if fix != "" {
+		fmt.Fprintf(r.out, "      fix: %s\n", fix)
+	}
+}
+
+func (a *cli) doctorCmd(args []string) int {
+	o := &options{}
+	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.provider, "provider", "", "check this provider (anthropic, openai, mock)")
+	fs.BoolVar(&o.mock, "mock", false, "check the offline model")
+	fs.StringVar(&o.model, "model", "", "model name")
+	fs.StringVar(&o.apiBase, "api-base", "", "endpoint override")
+	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the endpoint")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return a.errorf(ExitUsage, "doctor: %v", err)
+	}
+	if *help {
+		fmt.Fprint(a.stdout, doctorUsage+fs.FlagUsages())
+		return ExitOK
+	}
+	if fs.NArg() > 0 {
+		return a.errorf(ExitUsage, "doctor takes no arguments (see hew doctor --help)")
+	}
+	r := &doctorReport{out: a.stdout}
+	root, err := projectRoot()
+	if err != nil {
+		r.fail("", "working directory: %v", err)
+		return ExitError
+	}
+	home := a.hewHome()
+	fmt.Fprintf(a.stdout, "%s\nproject %s\nstate   %s\n\n", versionString(), root, home)
+
+	settings, err := config.Load(config.Paths{Home: home, Project: root})
+	if err != nil {
+		r.fail("correct the file at the position named above, or move it aside", "settings: %v", err)
+		settings = config.Default()
+	} else {
+		if len(settings.Files) == 0 {
+			r.ok("settings: no settings files (defaults apply)")
+		} else {
+			r.ok("settings: %s parse", strings.Join(settings.Files, ", "))
+		}
+		for _, w := range settings.Warnings {
+			r.warn("", "settings: %s", w)
+		}
+	}
+	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: mcpSources(settings), LookupEnv: a.env.lookup})
+	for _, p := range mc.Problems {
+		r.fail("correct the MCP server definition (see SPEC: command/args/env or type http + url)", "%v", p)
+	}
+	if len(mc.Servers) > 0 {
+		names := make([]string, len(mc.Servers))
+		for i, s := range mc.Servers {
+			names[i] = s.Name
+		}
+		r.ok("mcp: %d server(s) configured: %s (hew mcp list connects and counts their tools)", len(names), strings.Join(names, ", "))
+	}
+
+	a.doctorProvider(r, o, settings, *timeout)
+	a.doctorSandbox(r, settings)
+	a.doctorTools(r)
+
+	fmt.Fprintln(a.stdout)
+	if r.failures > 0 {
+		fmt.Fprintf(a.stdout, "%d problem(s) found\n", r.failures)
+		return ExitError
+	}
+	fmt.Fprintln(a.stdout, "no problems found")
+	return ExitOK
+}
+
+func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Settings, timeout time.Duration) {
+	c, err := chooseProvider(o, a.env, settings.Provider, settings.Model)
+	if err != nil {
+		if errors.Is(err, errNoProvider) {
+			r.fail("export ANTHROPIC_API_KEY=… (or OPENAI_API_KEY, AGENT_API_KEY), or try hew --mock", "provider: no key found in ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY, AGENT_API_KEY, and no HEW_PROVIDER")
+		} else {
+			r.fail("set the variable named above, or pass --mock", "provider: %v", err)
+		}
+		return
+	}
+	if c.Name == "mock" {
+		r.ok("provider: mock (built-in offline model, from %s), model %s", c.Why, c.Model)
+		if p := a.env.get("HEW_MOCK_SCRIPT"); p != "" {
+			if _, err := a.newProvider(c); err != nil {
+				r.fail("fix or unset HEW_MOCK_SCRIPT", "mock scenario: %v", err)
+			} else {
+				r.ok("mock scenario: %s loads", p)
+			}
+		}
+		return
+	}
+	key := "no key (a local server may not need one)"
+	if c.KeyVar != "" {
+		key = "key from " + c.KeyVar
+	}
+	r.ok("provider: %s (from %s), model %s, %s", c.Name, c.Why, c.Model, key)
+	status, err := probeEndpoint(c, timeout)
+	endpoint := c.BaseURL
+	switch {
+	case err != nil:
+		r.fail("check the base URL variable or --api-base, the network and any proxy", "endpoint %s unreachable: %v", endpoint, err)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		r.fail("the server rejected the key: check "+firstNonEmpty(c.KeyVar, "the key variable"), "endpoint %s answers %d", endpoint, status)
+	case status >= 500:
+		r.warn("the service may be down; try again later", "endpoint %s answers %d", endpoint, status)
+	default:
+		r.ok("endpoint %s answers (HTTP %d)", endpoint, status)
+	}
+}
+
+// probeEndpoint asks the provider's model list with the configured
+// credentials: any HTTP answer shows the endpoint is reachable, 401/403
+// that the key is wrong.
+func probeEndpoint(c choice, timeout time.Duration) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	url := c.BaseURL + "/models"
+	if c.Name == "anthropic" {
+		url = c.BaseURL + "/v1/models"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case c.Name == "anthropic" && c.AuthToken != "" && c.APIKey == "":
+		req.Header.Set("Authorization", "Bearer "+c.AuthToken)
+		req.Header.Set("anthropic-version", "2023-06-01")
+	case c.Name == "anthropic":
+		req.Header.Set("x-api-key", c.APIKey)
+		req.Header.Set("anthropic-version", "2023-06-01")
+	case c.APIKey != "":
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func (a *cli) doctorSandbox(r *doctorReport, settings *config.Settings) {
+	if !settings.Sandbox.Enabled {
+		r.warn(`remove "sandbox": {"enabled": false} from settings to confine shell writes`, "sandbox: turned off in settings; shell commands run unconfined")
+		return
+	}
+	if ok, why := sandboxAvailable(); ok {
+		r.ok("sandbox: available (%s)", why)
+	} else {
+		r.warn("a Linux kernel with Landlock (5.13+, enabled in the LSM list) confines run_shell; elsewhere commands run unconfined and hew warns", "sandbox: unavailable: %s", why)
+	}
+}
+
+func (a *cli) doctorTools(r *doctorReport) {
+	if p, err := exec.LookPath("rg"); err == nil {
+		r.ok("ripgrep: %s", p)
+	} else {
+		r.warn("install ripgrep (apt-get install ripgrep, brew install ripgrep) for faster grep_search", "ripgrep: not on PATH; grep_search uses its built-in search")
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		r.ok("bash: %s", p)
+	} else {
+		r.fail("install bash; run_shell runs commands with bash -c", "bash: not on PATH")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		r.warn("install git so hew can show the branch and status to the model", "git: not on PATH")
+	}
+	if fi, err := os.Stat(a.hewHome()); err == nil && !fi.IsDir() {
+		r.fail("HEW_HOME must be a directory", "state directory %s is not a directory", a.hewHome())
+	}
+}

@@ -1,0 +1,226 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hew-dev/hew/internal/permission"
+)
+
+// options are the root command's flags (SPEC section 1).
+type options struct {
+	print              bool
+	outputFormat       string
+	provider           string
+	mock               bool
+	model              string
+	apiBase            string
+	permissionMode     string
+	plan               bool
+	acceptEdits        bool
+	yolo               bool
+	dontAsk            bool
+	auto               bool
+	allowedTools       []string
+	disallowedTools    []string
+	maxTurns           int
+	goal               string
+	maxBudgetTokens    int
+	maxCostUSD         float64
+	cont               bool
+	resume             string
+	resumeSet          bool // --resume given, with or without an id
+	mcpConfig          []string
+	appendSystemPrompt string
+	verbose            bool
+	version            bool
+	help               bool
+
+	args []string // positional arguments (the prompt)
+}
+
+// errHelp is returned by parseFlags when --help was asked for.
+var errHelp = errors.New("help requested")
+
+// resumePick is the --resume value meaning "no id given: pick one".
+const resumePick = "\x00pick"
+
+const rootUsage = `hew — a terminal coding agent
+
+Usage:
+  hew [flags] [PROMPT]     run one task and exit (also when a prompt is piped on stdin)
+  hew                      interactive session (REPL)
+  hew -p PROMPT            headless: never asks; what would ask is denied and listed
+  hew COMMAND [args]       see the commands below; each has --help
+
+Commands:
+  sessions list|show ID|rm ID      sessions of this directory
+  memory list|show|add|rm|path     long-term memory of this project
+  skills list                      discovered skills and where each came from
+  mcp list|add|remove|serve        MCP servers; serve exposes hew's tools on stdio
+  permissions check TOOL JSON      print the decision a session would make
+  mock-server --scenario FILE      an offline model server speaking both APIs
+  doctor                           check keys, endpoint, sandbox, ripgrep, settings
+
+Flags:
+`
+
+const rootUsageFooter = `
+Providers (first match wins): --provider/--mock, HEW_PROVIDER, OPENAI_API_KEY with
+OPENAI_BASE_URL, ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY,
+AGENT_API_KEY (+ AGENT_BASE_URL, AGENT_MODEL; DeepSeek by default).
+State lives in $HEW_HOME (default ~/.hew). Exit codes: 0 done, 1 error,
+2 bad usage or config, 3 stopped by a limit, 130 interrupted.
+`
+
+// newFlagSet declares the root flags into o.
+func newFlagSet(o *options) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("hew", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	fs.BoolVarP(&o.print, "print", "p", false, "headless: never ask; whatever would ask is denied and listed in permission_denials")
+	fs.StringVar(&o.outputFormat, "output-format", "text", "text, json (one result object) or stream-json (one event per line)")
+	fs.StringVar(&o.provider, "provider", "", "model backend: anthropic, openai or mock")
+	fs.BoolVar(&o.mock, "mock", false, "the built-in offline model (same as --provider mock)")
+	fs.StringVar(&o.model, "model", "", "model name (default: HEW_MODEL, settings, or the provider's default)")
+	fs.StringVar(&o.apiBase, "api-base", "", "endpoint, in the form of the provider's base URL variable")
+	fs.StringVar(&o.permissionMode, "permission-mode", "", "default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
+	fs.BoolVar(&o.plan, "plan", false, "shorthand for --permission-mode plan")
+	fs.BoolVar(&o.acceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
+	fs.BoolVar(&o.yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
+	fs.BoolVar(&o.dontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
+	fs.BoolVar(&o.auto, "auto", false, "shorthand for --permission-mode auto")
+	fs.StringSliceVar(&o.allowedTools, "allowed-tools", nil, "extra allow rules for this run, e.g. 'run_shell(npm test*),edit_file'")
+	fs.StringSliceVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny rules for this run")
+	fs.IntVar(&o.maxTurns, "max-turns", 50, "model round trips per user message")
+	fs.StringVar(&o.goal, "goal", "", "keep working until an evaluator judges CONDITION met")
+	fs.IntVar(&o.maxBudgetTokens, "max-budget-tokens", 0, "stop the run after this many tokens (0 = no limit)")
+	fs.Float64Var(&o.maxCostUSD, "max-cost-usd", 0, "stop the run after this estimated cost in USD (0 = no limit)")
+	fs.BoolVarP(&o.cont, "continue", "c", false, "resume the most recent session of this working directory")
+	fs.StringVar(&o.resume, "resume", "", "resume a session by id (no id: pick from this directory's sessions)")
+	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "extra MCP server config file (same shape as .mcp.json); repeatable")
+	fs.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "text appended to the system prompt")
+	fs.BoolVar(&o.verbose, "verbose", false, "show full tool results and timings")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
+	return fs
+}
+
+// parseFlags parses the root command line (args without the program name).
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o)
+	if err := fs.Parse(fixResume(args)); err != nil {
+		return nil, fmt.Errorf("%w (see hew --help)", err)
+	}
+	if o.help {
+		return o, errHelp
+	}
+	o.resumeSet = fs.Changed("resume")
+	o.args = fs.Args()
+	return o, o.validate()
+}
+
+// fixResume lets --resume stand without a value (pflag needs one): a bare
+// --resume, or one followed by another flag, becomes --resume=<pick>.
+func fixResume(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if a == "--resume" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			out = append(out, "--resume="+resumePick)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (o *options) validate() error {
+	if _, err := o.mode(); err != nil {
+		return err
+	}
+	switch o.outputFormat {
+	case "text", "json", "stream-json":
+	default:
+		return fmt.Errorf("unknown --output-format %q (want text, json or stream-json)", o.outputFormat)
+	}
+	if o.outputFormat != "text" {
+		o.print = true // a machine-readable format only makes sense headless
+	}
+	if o.mock && o.provider != "" && o.provider != "mock" {
+		return fmt.Errorf("--mock conflicts with --provider %s", o.provider)
+	}
+	switch o.provider {
+	case "", "anthropic", "openai", "mock":
+	default:
+		return fmt.Errorf("unknown --provider %q (want anthropic, openai or mock)", o.provider)
+	}
+	if o.maxTurns < 1 {
+		return fmt.Errorf("--max-turns must be at least 1, got %d", o.maxTurns)
+	}
+	if o.maxBudgetTokens < 0 || o.maxCostUSD < 0 {
+		return errors.New("--max-budget-tokens and --max-cost-usd must not be negative")
+	}
+	if o.cont && o.resumeSet {
+		return errors.New("use either -c/--continue or --resume, not both")
+	}
+	return nil
+}
+
+// mode returns the permission mode the flags ask for, "" when none.
+func (o *options) mode() (permission.Mode, error) {
+	var picked []permission.Mode
+	if o.permissionMode != "" {
+		m, err := parseMode(o.permissionMode)
+		if err != nil {
+			return "", err
+		}
+		picked = append(picked, m)
+	}
+	for _, s := range []struct {
+		on bool
+		m  permission.Mode
+	}{{o.plan, permission.ModePlan}, {o.acceptEdits, permission.ModeAcceptEdits}, {o.yolo, permission.ModeBypass}, {o.dontAsk, permission.ModeDontAsk}, {o.auto, permission.ModeAuto}} {
+		if s.on {
+			picked = append(picked, s.m)
+		}
+	}
+	if len(picked) > 1 {
+		return "", errors.New("give only one permission mode (--permission-mode, --plan, --accept-edits, --yolo, --dont-ask, --auto)")
+	}
+	if len(picked) == 0 {
+		return "", nil
+	}
+	return picked[0], nil
+}
+
+// parseMode accepts the SPEC's mode names (case-insensitively, and with
+// dashes: accept-edits, dont-ask, bypass).
+func parseMode(s string) (permission.Mode, error) {
+	norm := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+	for _, m := range []permission.Mode{permission.ModeDefault, permission.ModePlan, permission.ModeAcceptEdits, permission.ModeBypass, permission.ModeDontAsk, permission.ModeAuto} {
+		if norm == strings.ToLower(string(m)) {
+			return m, nil
+		}
+	}
+	switch norm {
+	case "bypass", "yolo":
+		return permission.ModeBypass, nil
+	}
+	return "", fmt.Errorf("unknown permission mode %q (want default, plan, acceptEdits, bypassPermissions, dontAsk or auto)", s)
+}
+
+// rootHelp renders the root --help text.
+func rootHelp() string {
+	var o options
+	return rootUsage + newFlagSet(&o).FlagUsages() + rootUsageFooter
+}

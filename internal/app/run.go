@@ -1,0 +1,144 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/ui/headless"
+)
+
+// root runs `hew [flags] [PROMPT]`.
+func (a *cli) root(args []string) int {
+	o, err := parseFlags(args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(a.stdout, rootHelp())
+		return ExitOK
+	}
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", err)
+	}
+	if o.version {
+		fmt.Fprintln(a.stdout, versionString())
+		return ExitOK
+	}
+
+	kind := classifyStdin(a.stdin)
+	text := strings.TrimSpace(strings.Join(o.args, " "))
+	if kind == stdinPiped {
+		wait := stdinWait
+		if text == "" {
+			wait = 0 // the prompt can only come from the pipe: wait for it
+		}
+		piped, err := readPiped(a.stdin, wait)
+		if err != nil {
+			return a.errorf(ExitError, "reading stdin: %v", err)
+		}
+		if piped = strings.TrimSpace(piped); piped != "" {
+			if text == "" {
+				text = piped
+			} else {
+				text += "\n\n" + piped
+			}
+		}
+	}
+
+	switch {
+	case text != "":
+		// Only a terminal can be asked; a piped prompt runs like -p.
+		interactive := !o.print && kind == stdinTerminal
+		return a.runOnce(o, text, interactive)
+	case o.print:
+		return a.errorf(ExitUsage, "-p needs a prompt: an argument or text on stdin")
+	case kind == stdinTerminal:
+		return a.runREPL(o)
+	case kind == stdinPiped:
+		return a.errorf(ExitUsage, "the prompt on stdin is empty")
+	default:
+		return a.errorf(ExitUsage, "no prompt: give one as an argument or on stdin, or start hew in a terminal for the interactive session")
+	}
+}
+
+// signalContext is cancelled by the first Ctrl+C (or SIGTERM); a second one
+// kills the process the usual way.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+			signal.Stop(ch) // the next signal takes the default action
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// runOnce runs one task: headless (-p, or no terminal to ask) writes
+// text/json/stream-json; interactive uses the terminal renderer and asks.
+func (a *cli) runOnce(o *options, text string, interactive bool) int {
+	rt, err := a.build(o)
+	if err != nil {
+		return a.fail(err)
+	}
+	defer rt.close()
+	ctx, stop := signalContext()
+	defer stop()
+
+	if interactive {
+		return a.runInteractiveOnce(ctx, rt, text)
+	}
+	format, _ := headless.ParseFormat(o.outputFormat)
+	w := headless.New(headless.Options{Format: format, Out: a.stdout, Err: a.stderr, Verbose: o.verbose})
+	rt.subscribe(w.Handle)
+	res := rt.turn(ctx, text, func() {
+		w.Start(headless.Init{
+			SessionID: rt.rec.ID(), Model: rt.prov.Model, Provider: rt.prov.Name,
+			Tools: rt.registry.Names(), PermissionMode: string(rt.mode), Cwd: rt.root,
+		})
+	})
+	w.Finish(res)
+	if err := w.Err(); err != nil && res.StopReason == agent.StopCompleted {
+		return a.errorf(ExitError, "writing output: %v", err)
+	}
+	return exitCode(res)
+}
+
+// turn prepares the runtime (once) and runs one user message, honouring
+// --goal. started runs after preparation, before the first request.
+func (rt *hewRuntime) turn(ctx context.Context, text string, started func()) agent.TurnResult {
+	if err := rt.prepare(ctx); err != nil {
+		if started != nil {
+			started()
+		}
+		return agent.TurnResult{StopReason: agent.StopError, Err: err.Error(), SessionID: rt.rec.ID(), CostUSD: -1}
+	}
+	if started != nil {
+		started()
+	}
+	if goal := rt.goal; goal != "" {
+		rt.goal = ""
+		return rt.runGoal(ctx, text, goal)
+	}
+	return rt.agent.Run(ctx, rt.userPrompt(text))
+}
+
+// exitCode maps a turn's stop reason to the SPEC's exit codes.
+func exitCode(r agent.TurnResult) int {
+	switch r.StopReason {
+	case agent.StopCompleted, agent.StopGoalMet:
+		return ExitOK
+	case agent.StopMaxTurns, agent.StopMaxBudget:
+		return ExitLimit
+	case agent.StopAborted:
+		return ExitInterrupted
+	}
+	return ExitError
+}

@@ -1,0 +1,413 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/compact"
+	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/mcp"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/prompt"
+	"github.com/hew-dev/hew/internal/session"
+	"github.com/hew-dev/hew/internal/skills"
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// hewRuntime is one session's assembled parts. build makes the cheap ones;
+// prepare connects MCP servers and builds the prompt and the agent right
+// before the first model request.
+type hewRuntime struct {
+	cli      *cli
+	o        *options
+	root     string // project root: the working directory hew started in
+	home     string // $HEW_HOME
+	homeDir  string
+	stateDir string // $HEW_HOME/projects/KEY
+
+	settings *config.Settings
+	prov     choice
+	provider llm.Provider
+	mode     permission.Mode
+	perms    agent.PermissionChecker
+	hooks    agent.HookRunner
+	registry *tools.Registry
+	env      *tools.Env
+	mcp      *mcp.Manager
+	skills   []skills.Skill
+	ctxMgr   *compact.Manager
+	rec      *recorder
+	resumed  *session.Loaded
+
+	// notices are one-line warnings gathered while building (sandbox off,
+	// settings warnings), shown by the front-end before the first turn.
+	notices []string
+
+	// ask answers approval requests in interactive runs; nil denies.
+	ask agent.Approver
+
+	agentMu     sync.Mutex // guards agent, mode, provider and prov.Model
+	prepareOnce sync.Once
+	prepareErr  error
+	agent       *agent.Agent
+	prompt      prompt.Prompt
+	firstTurn   bool   // the next user message carries the reminder
+	goal        string // --goal, applied to the first message
+
+	sinkMu sync.Mutex
+	sink   func(agent.Event)
+}
+
+// build assembles a runtime for o. Errors are usage errors (exit 2) when
+// the user can fix them in flags, environment or settings.
+func (a *cli) build(o *options) (*hewRuntime, error) {
+	rt, err := a.loadSettings(o)
+	if err != nil {
+		return nil, err
+	}
+	rt.prov, err = chooseProvider(o, a.env, rt.settings.Provider, rt.settings.Model)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	rt.provider, err = a.newProvider(rt.prov)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if err := rt.buildTools(); err != nil {
+		return nil, err
+	}
+	if err := rt.openSession(); err != nil {
+		return nil, err
+	}
+	rt.env.SessionID = rt.rec.ID()
+	rt.ctxMgr = compact.New(compact.Options{
+		Provider:     rt.provider,
+		Model:        rt.prov.Model,
+		Window:       rt.settings.ContextWindow,
+		Threshold:    rt.settings.CompactThreshold,
+		Auto:         rt.settings.AutoCompact,
+		Emit:         rt.emit,
+		Instructions: func() string { return rt.prompt.Reminder },
+		Env:          rt.env,
+		Record:       rt.rec.Record,
+	})
+	return rt, nil
+}
+
+// loadSettings starts a runtime: where it runs, its settings and mode.
+func (a *cli) loadSettings(o *options) (*hewRuntime, error) {
+	root, err := projectRoot()
+	if err != nil {
+		return nil, err
+	}
+	rt := &hewRuntime{cli: a, o: o, root: root, home: a.hewHome(), homeDir: a.homeDir(), firstTurn: true, goal: o.goal}
+	rt.stateDir = session.ProjectDir(rt.home, root)
+	rt.settings, err = config.Load(config.Paths{Home: rt.home, Project: root})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	rt.notices = append(rt.notices, rt.settings.Warnings...)
+	rt.mode, _ = o.mode()
+	if rt.mode == "" {
+		if rt.mode, err = parseMode(rt.settings.Permissions.DefaultMode); err != nil {
+			return nil, usagef("permissions.defaultMode in settings: %v", err)
+		}
+	}
+	return rt, nil
+}
+
+// buildTools makes the tool side: environment, permissions, hooks, shell
+// runner, built-in tools, skills and the (unstarted) MCP servers.
+func (rt *hewRuntime) buildTools() error {
+	a := rt.cli
+	rt.env = &tools.Env{
+		Root:     rt.root,
+		HomeDir:  rt.homeDir,
+		StateDir: rt.stateDir,
+		Env:      a.environ,
+		Reads:    tools.NewReadTracker(),
+	}
+	if err := rt.wireBrakes(); err != nil {
+		return err
+	}
+	rt.registry = tools.NewRegistry()
+	tools.RegisterBuiltins(rt.registry)
+	rt.skills = skills.Discover(skills.Roots{Project: rt.root, Home: rt.homeDir, HewHome: rt.home})
+	if len(rt.skills) > 0 {
+		rt.registry.Register(skills.NewTool(rt.skills))
+	}
+	rt.mcp = mcp.NewManager(mcp.LoadConfig(mcp.ConfigOptions{
+		Root:      rt.root,
+		Settings:  mcpSources(rt.settings),
+		Files:     rt.o.mcpConfig,
+		LookupEnv: a.env.lookup,
+	}), mcp.Options{Env: a.environ, Stderr: rt.mcpLog(), ClientName: "hew", ClientVersion: Version})
+	return nil
+}
+
+// mcpSources hands the settings' raw mcpServers to the MCP package, with
+// the scope of the file each came from.
+func mcpSources(s *config.Settings) []mcp.Source {
+	byFile := map[string]*mcp.Source{}
+	var order []string
+	for _, srv := range s.MCPServers {
+		src, ok := byFile[srv.Source]
+		if !ok {
+			scope := mcp.ScopeUser
+			switch {
+			case strings.HasSuffix(srv.Source, "settings.local.json"):
+				scope = mcp.ScopeLocal
+			case strings.HasPrefix(srv.Source, ".hew"):
+				scope = mcp.ScopeProject
+			}
+			src = &mcp.Source{Scope: scope, Path: srv.Source, Servers: map[string]json.RawMessage{}}
+			byFile[srv.Source] = src
+			order = append(order, srv.Source)
+		}
+		src.Servers[srv.Name] = srv.Raw
+	}
+	out := make([]mcp.Source, 0, len(order))
+	for _, f := range order {
+		out = append(out, *byFile[f])
+	}
+	return out
+}
+
+// mcpLog is where MCP servers' stderr goes: a log file under the project
+// state directory, opened on first write, so servers never scribble over
+// the terminal.
+func (rt *hewRuntime) mcpLog() io.Writer {
+	return &lazyFile{path: filepath.Join(rt.stateDir, "mcp.log")}
+}
+
+// openSession starts a new session or reopens the one -c/--resume names.
+func (rt *hewRuntime) openSession() error {
+	dir := session.Dir(rt.home, rt.root)
+	var path string
+	switch {
+	case rt.o.cont:
+		p, err := session.Latest(dir)
+		if err != nil {
+			return err
+		}
+		if p == "" {
+			return usagef("no session to continue in %s (sessions are kept per working directory)", rt.root)
+		}
+		path = p
+	case rt.o.resumeSet && rt.o.resume != resumePick:
+		p, err := session.Find(rt.home, rt.o.resume)
+		if err != nil {
+			return usageErr(err)
+		}
+		path = p
+	case rt.o.resumeSet:
+		p, err := rt.pickSession(dir)
+		if err != nil {
+			return err
+		}
+		path = p
+	}
+	if path == "" {
+		rt.rec = newRecorder(dir, session.Meta{ID: session.NewID(), Cwd: rt.root, Model: rt.prov.Model, Provider: rt.prov.Name, Version: Version})
+		return nil
+	}
+	loaded, err := session.Load(path)
+	if err != nil {
+		return err
+	}
+	w, err := session.Append(path)
+	if err != nil {
+		return err
+	}
+	rt.resumed = loaded
+	rt.rec = openedRecorder(w)
+	rt.firstTurn = false // the reminder is already in the resumed history
+	if loaded.Skipped > 0 || loaded.Repaired > 0 {
+		rt.notices = append(rt.notices, fmt.Sprintf("resumed session %s: %d unreadable line(s) skipped, %d interrupted tool call(s) closed", loaded.Meta.ID, loaded.Skipped, loaded.Repaired))
+	}
+	return nil
+}
+
+// pickSession resolves a bare --resume: the only session of this directory,
+// or a numbered choice when stdin is a terminal.
+func (rt *hewRuntime) pickSession(dir string) (string, error) {
+	list, err := session.List(dir)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", usagef("no sessions in %s", rt.root)
+	}
+	if len(list) == 1 {
+		return list[0].Path, nil
+	}
+	if classifyStdin(rt.cli.stdin) != stdinTerminal {
+		var b strings.Builder
+		for _, s := range list {
+			fmt.Fprintf(&b, "\n  %s  %s  %s", s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
+		}
+		return "", usagef("--resume needs a session id here; sessions of this directory:%s", b.String())
+	}
+	for i, s := range list {
+		fmt.Fprintf(rt.cli.stderr, "%2d) %s  %s  %s\n", i+1, s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
+	}
+	fmt.Fprint(rt.cli.stderr, "resume which session? ")
+	var n int
+	if _, err := fmt.Fscan(rt.cli.stdin, &n); err != nil || n < 1 || n > len(list) {
+		return "", usagef("no session picked")
+	}
+	return list[n-1].Path, nil
+}
+
+// subscribe sets the front-end's event handler.
+func (rt *hewRuntime) subscribe(f func(agent.Event)) {
+	rt.sinkMu.Lock()
+	rt.sink = f
+	rt.sinkMu.Unlock()
+}
+
+// emit forwards an event to the front-end.
+func (rt *hewRuntime) emit(e agent.Event) {
+	rt.sinkMu.Lock()
+	f := rt.sink
+	rt.sinkMu.Unlock()
+	if f != nil {
+		f(e)
+	}
+}
+
+// prepare connects the MCP servers, builds the system prompt and the agent.
+// It runs once, right before the first model request.
+func (rt *hewRuntime) prepare(ctx context.Context) error {
+	rt.prepareOnce.Do(func() { rt.prepareErr = rt.doPrepare(ctx) })
+	return rt.prepareErr
+}
+
+func (rt *hewRuntime) doPrepare(ctx context.Context) error {
+	for _, n := range rt.notices {
+		rt.emit(agent.Notice{Level: "warn", Text: n})
+	}
+	for _, err := range rt.mcp.Register(ctx, rt.registry) {
+		rt.emit(agent.Notice{Level: "warn", Text: err.Error()})
+	}
+	appendText := rt.o.appendSystemPrompt
+	if instr := rt.mcp.Instructions(); instr != "" {
+		appendText = strings.TrimSpace("# MCP server instructions\n" + instr + "\n\n" + appendText)
+	}
+	rt.prompt = prompt.Build(prompt.Options{
+		Root:       rt.root,
+		HomeDir:    rt.homeDir,
+		HewHome:    rt.home,
+		GOOS:       runtime.GOOS,
+		Shell:      rt.cli.env.get("SHELL"),
+		Mode:       string(rt.currentMode()),
+		Model:      rt.currentModel(),
+		Append:     appendText,
+		SkillIndex: skills.Index(rt.skills),
+		Now:        time.Now(),
+	})
+	rt.agentMu.Lock()
+	defer rt.agentMu.Unlock()
+	ag, err := agent.New(agent.Config{
+		Provider:        rt.provider,
+		Model:           rt.prov.Model,
+		System:          rt.prompt.System,
+		Tools:           rt.registry,
+		Env:             rt.env,
+		Permissions:     rt.perms,
+		Mode:            rt.mode,
+		Approver:        rt.approver(),
+		Hooks:           rt.hooks,
+		Recorder:        rt.rec,
+		Emit:            rt.emit,
+		Context:         rt.ctxMgr,
+		MaxTurns:        rt.o.maxTurns,
+		MaxBudgetTokens: rt.o.maxBudgetTokens,
+		MaxCostUSD:      rt.o.maxCostUSD,
+		SessionID:       rt.rec.ID(),
+	})
+	if err != nil {
+		return err
+	}
+	if rt.resumed != nil && len(rt.resumed.Messages) > 0 {
+		ag.SetHistory(rt.resumed.Messages)
+	}
+	rt.agent = ag
+	return nil
+}
+
+// resumedClear forgets a resumed history not yet handed to the agent (/clear
+// before the first message).
+func (rt *hewRuntime) resumedClear() {
+	rt.agentMu.Lock()
+	defer rt.agentMu.Unlock()
+	if rt.resumed != nil {
+		rt.resumed.Messages = nil
+	}
+}
+
+// userPrompt adds the system reminder (project instructions, date) to the
+// first message of a new session.
+func (rt *hewRuntime) userPrompt(p string) string {
+	if !rt.firstTurn {
+		return p
+	}
+	rt.firstTurn = false
+	return prompt.WithReminder(rt.prompt.Reminder, p)
+}
+
+// close releases what the runtime holds: MCP servers and the session file.
+func (rt *hewRuntime) close() {
+	if rt.mcp != nil {
+		_ = rt.mcp.Close()
+	}
+	if rt.rec != nil {
+		if err := rt.rec.Close(); err != nil {
+			fmt.Fprintf(rt.cli.stderr, "hew: session file: %v\n", err)
+		}
+	}
+}
+
+// lazyFile is a writer that creates its file on the first write.
+type lazyFile struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	err  error
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil && l.err == nil {
+		if l.err = os.MkdirAll(filepath.Dir(l.path), 0o700); l.err == nil {
+			l.f, l.err = os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		}
+	}
+	if l.err != nil {
+		return len(p), nil // a log that cannot be written must not break a server
+	}
+	return l.f.Write(p)
+}
+
+func (rt *hewRuntime) currentMode() permission.Mode {
+	rt.agentMu.Lock()
+	defer rt.agentMu.Unlock()
+	return rt.mode
+}
+
+func (rt *hewRuntime) currentModel() string {
+	rt.agentMu.Lock()
+	defer rt.agentMu.Unlock()
+	return rt.prov.Model
+}

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/execx"
+	"github.com/hew-dev/hew/internal/hooks"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/llm/anthropic"
+	"github.com/hew-dev/hew/internal/llm/mock"
+	"github.com/hew-dev/hew/internal/llm/openai"
+	"github.com/hew-dev/hew/internal/llm/scenario"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/ui/headless"
+)
+
+// sandboxArg is the hidden first argument of hew's sandbox personality: the
+// sandbox re-executes hew with it to confine a shell command.
+const sandboxArg = "__sandbox"
+
+func sandboxMain(args []string) int {
+	_ = args
+	return ExitError
+}
+
+// newProvider builds the chosen provider. It is cheap: no connection is
+// made before the first request.
+func (a *cli) newProvider(c choice) (llm.Provider, error) {
+	switch c.Name {
+	case "anthropic":
+		return anthropic.New(anthropic.Config{APIKey: c.APIKey, AuthToken: c.AuthToken, BaseURL: c.BaseURL}), nil
+	case "openai":
+		return openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL}), nil
+	case "mock":
+		var sc *scenario.Scenario
+		if path := a.env.get("HEW_MOCK_SCRIPT"); path != "" {
+			var err error
+			if sc, err = scenario.Load(path); err != nil {
+				return nil, fmt.Errorf("HEW_MOCK_SCRIPT: %w", err)
+			}
+		}
+		return mock.New(sc), nil
+	}
+	return nil, fmt.Errorf("provider %s is not available in this build", c.Name)
+}
+
+// wireBrakes builds the permission engine, the hooks and the shell runner
+// (sandboxed when possible).
+func (rt *hewRuntime) wireBrakes() error {
+	eng, err := permission.New(permission.Options{
+		Root:            rt.root,
+		HomeDir:         rt.homeDir,
+		HewHome:         rt.home,
+		Settings:        rt.settings,
+		AllowedTools:    rt.o.allowedTools,
+		DisallowedTools: rt.o.disallowedTools,
+	})
+	if err != nil {
+		return usageErr(err)
+	}
+	rt.perms = eng
+	rt.env.AdditionalDirs = eng.AdditionalDirs()
+	rt.env.AllowOutside = eng.AllowsOutside
+	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, rt.cli.environ)
+	rt.env.Shell = &execx.Runner{}
+	return nil
+}
+
+// approver answers approval requests: the terminal front-end sets one;
+// otherwise whatever would ask is denied.
+func (rt *hewRuntime) approver() agent.Approver {
+	if rt.ask != nil {
+		return rt.ask
+	}
+	return headless.Denier{}
+}
+
+// sandboxAvailable reports whether run_shell can be confined here.
+func sandboxAvailable() (bool, string) { return false, "sandbox package not wired" }

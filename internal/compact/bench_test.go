@@ -1,0 +1,67 @@
+package compact_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hew-dev/hew/internal/compact"
+	"github.com/hew-dev/hew/internal/llm"
+)
+
+// BenchmarkRoundTrip is the manager's overhead per model round trip in the
+// steady state of a long turn: a history near the threshold of a 200k
+// window, one new tool call and result per request, cache warm.
+func BenchmarkRoundTrip(b *testing.B) {
+	clk := newClock()
+	m := newManager(compact.Options{}, clk, nil)
+	h := &hb{}
+	h.user(longFirstPrompt)
+	for i := range 60 {
+		h.read(fmt.Sprintf("internal/store/file%02d.go", i%40), ascii(10000))
+	}
+	hist := h.h
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		hb := &hb{h: hist, n: 1000 + i}
+		hb.shell("go test ./...", ascii(4000))
+		req := baseRequest(hb.h)
+		hist = m.BeforeRequest(req)
+		req.Messages = hist
+		m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 200, CacheReadTokens: compact.EstimateRequest(req) - 200}})
+		clk.advance(5 * time.Second)
+	}
+}
+
+// BenchmarkLongSession runs the scripted 1,000-round-trip session of
+// TestLongSessionThousandRoundTrips and reports the manager's own time per
+// round trip and the process's peak RSS (run it alone: -run '^$').
+func BenchmarkLongSession(b *testing.B) {
+	var spent time.Duration
+	trips := 0
+	for range b.N {
+		clk := newClock()
+		s := newSession(11, clk)
+		m := newManager(compact.Options{Provider: s.p, Auto: true}, clk, nil)
+		d := &driver{m: m, p: s.p, base: baseRequest, clk: clk, perTrip: 20 * time.Second, run: s.result}
+		prompt := longFirstPrompt
+		for turn := 0; d.trips < 1000; turn++ {
+			s.turnLen, s.tripInTurn = 1+s.rng.IntN(80), 0
+			if err := d.turn(context.Background(), prompt, 1000-d.trips); err != nil {
+				b.Fatal(err)
+			}
+			prompt = fmt.Sprintf("Now part %d.", turn+2)
+			if turn%5 == 4 {
+				clk.advance(7 * time.Minute)
+			}
+		}
+		spent += d.spent
+		trips += d.trips
+	}
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(trips), "manager-ns/roundtrip")
+	if rss := peakRSS(); rss > 0 {
+		b.ReportMetric(float64(rss)/(1<<20), "peakRSS-MB")
+	}
+}

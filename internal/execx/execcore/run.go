@@ -1,0 +1,222 @@
+// Package execcore runs one shell command the way an agent needs it: no
+// stdin, its own process group, a hard timeout that kills the whole group,
+// bounded interleaved output, and a prompt return when the command itself
+// ends even if it left background processes holding the output pipe.
+// Package execx adapts it to tools.ShellRunner; package tools uses it
+// directly as the fallback runner (importing execx would be a cycle).
+package execcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Limits and defaults.
+const (
+	DefaultTimeout   = 2 * time.Minute
+	MaxTimeout       = 10 * time.Minute
+	DefaultMaxOutput = 1 << 20
+	// KillGrace is how long a process group gets between SIGTERM and SIGKILL.
+	KillGrace = 2 * time.Second
+	// PipeGrace is how long output is still collected after the command
+	// exited while background processes keep the pipe open.
+	PipeGrace = 200 * time.Millisecond
+)
+
+// Options describe one command.
+type Options struct {
+	Command string
+	Dir     string
+	// Env is the child environment; empty means inherit this process's.
+	Env []string
+	// Timeout is clamped to (0, MaxTimeout]; zero means DefaultTimeout.
+	Timeout time.Duration
+	// MaxOutput caps kept bytes (head and tail); zero means DefaultMaxOutput.
+	MaxOutput int
+	// Wrap, when set, rewrites the argv (e.g. ["bash","-c",cmd]) before
+	// exec, so a sandbox can re-exec itself around the shell.
+	Wrap func(argv []string) ([]string, error)
+}
+
+// Result is what happened.
+type Result struct {
+	Output   string
+	ExitCode int
+	TimedOut bool
+	// Aborted is set when ctx was cancelled before the command ended.
+	Aborted bool
+	// Truncated counts bytes cut from the middle of Output.
+	Truncated int
+	Duration  time.Duration
+}
+
+// EffectiveTimeout applies the default and the maximum to t.
+func EffectiveTimeout(t time.Duration) time.Duration {
+	switch {
+	case t <= 0:
+		return DefaultTimeout
+	case t > MaxTimeout:
+		return MaxTimeout
+	}
+	return t
+}
+
+// Run executes opts.Command with the platform shell. A command that cannot
+// be started is an error; a non-zero exit, timeout or cancellation is
+// reported in Result (with ctx.Err() returned for a cancellation).
+func Run(ctx context.Context, opts Options) (Result, error) {
+	start := time.Now()
+	argv, err := ShellArgv(opts.Command)
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.Wrap != nil {
+		if argv, err = opts.Wrap(argv); err != nil {
+			return Result{}, fmt.Errorf("wrap command: %w", err)
+		}
+		if len(argv) == 0 {
+			return Result{}, errors.New("wrap command: empty argv")
+		}
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{}, fmt.Errorf("output pipe: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = opts.Dir
+	if len(opts.Env) > 0 {
+		cmd.Env = opts.Env
+	}
+	cmd.Stdin = nil // /dev/null: cat, read and password prompts get EOF
+	cmd.Stdout, cmd.Stderr = pw, pw
+	setProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return Result{}, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	pw.Close() // the children hold the only write ends now
+
+	max := opts.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	buf := newCapture(max)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer pr.Close()
+		_, _ = io.Copy(buf, pr)
+	}()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	timer := time.NewTimer(EffectiveTimeout(opts.Timeout))
+	defer timer.Stop()
+	var res Result
+	select {
+	case <-waitDone:
+	case <-timer.C:
+		res.TimedOut = true
+		stop(cmd, waitDone)
+	case <-ctx.Done():
+		res.Aborted = true
+		stop(cmd, waitDone)
+	}
+	if res.TimedOut || res.Aborted {
+		killGroup(cmd, true) // leftovers of a killed command go too
+	}
+	grace := time.NewTimer(PipeGrace)
+	select {
+	case <-readDone:
+	case <-grace.C:
+		// Background processes still hold the pipe: keep what we have and
+		// let the reader drain (and discard) until they exit.
+	}
+	grace.Stop()
+	res.Output, res.Truncated = buf.finish()
+	res.ExitCode = exitCode(cmd)
+	res.Duration = time.Since(start)
+	if res.Aborted {
+		return res, fmt.Errorf("command aborted: %w", ctx.Err())
+	}
+	return res, nil
+}
+
+// stop terminates the process group politely, then forcibly, and waits for
+// the main process to be reaped.
+func stop(cmd *exec.Cmd, waitDone <-chan error) {
+	killGroup(cmd, false)
+	t := time.NewTimer(KillGrace)
+	defer t.Stop()
+	select {
+	case <-waitDone:
+		return
+	case <-t.C:
+	}
+	killGroup(cmd, true)
+	<-waitDone
+}
+
+// capture keeps the first and last bytes of a stream.
+type capture struct {
+	mu      sync.Mutex
+	headCap int
+	tailCap int
+	head    []byte
+	tail    []byte
+	total   int
+	closed  bool
+}
+
+func newCapture(max int) *capture {
+	h := max / 2
+	return &capture{headCap: h, tailCap: max - h}
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return len(p), nil
+	}
+	c.total += len(p)
+	q := p
+	if room := c.headCap - len(c.head); room > 0 {
+		n := min(room, len(q))
+		c.head = append(c.head, q[:n]...)
+		q = q[n:]
+	}
+	if len(q) > 0 {
+		c.tail = append(c.tail, q...)
+		if len(c.tail) > 2*c.tailCap {
+			c.tail = append(c.tail[:0:0], c.tail[len(c.tail)-c.tailCap:]...)
+		}
+	}
+	return len(p), nil
+}
+
+// finish freezes the capture and returns the text with a marker where bytes
+// were cut, and how many were cut.
+func (c *capture) finish() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	tail := c.tail
+	if len(tail) > c.tailCap {
+		tail = tail[len(tail)-c.tailCap:]
+	}
+	cut := c.total - len(c.head) - len(tail)
+	if cut <= 0 {
+		return string(c.head) + string(tail), 0
+	}
+	head, tailStr := CutValidUTF8(string(c.head), string(tail))
+	cut = c.total - len(head) - len(tailStr)
+	return fmt.Sprintf("%s\n[… %d bytes of output cut …]\n%s", head, cut, tailStr), cut
+}

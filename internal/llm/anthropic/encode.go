@@ -1,0 +1,299 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hew-dev/hew/internal/llm"
+)
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+type wireText struct {
+	Type         string        `json:"type"`
+	Text         string        `json:"text"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+// wireBlock is a content block as the Messages API spells it.
+type wireBlock struct {
+	Type         string          `json:"type"`
+	Text         string          `json:"text,omitempty"`
+	Thinking     *string         `json:"thinking,omitempty"`
+	Signature    string          `json:"signature,omitempty"`
+	Data         string          `json:"data,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Content      json.RawMessage `json:"content,omitempty"`
+	IsError      bool            `json:"is_error,omitempty"`
+	Source       *imageSource    `json:"source,omitempty"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type wireMessage struct {
+	Role    string      `json:"role"`
+	Content []wireBlock `json:"content"`
+}
+
+type wireTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type wireThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+type wireRequest struct {
+	Model     string        `json:"model"`
+	MaxTokens int           `json:"max_tokens"`
+	System    []wireText    `json:"system,omitempty"`
+	Messages  []wireMessage `json:"messages"`
+	Tools     []wireTool    `json:"tools,omitempty"`
+	Stream    bool          `json:"stream"`
+	Thinking  *wireThinking `json:"thinking,omitempty"`
+}
+
+// maxSystemBreakpoints leaves room for the tools and rolling breakpoints
+// inside Anthropic's limit of four cache_control markers.
+const maxSystemBreakpoints = 2
+
+// minThinkingBudget is the smallest budget the API accepts.
+const minThinkingBudget = 1024
+
+// maxTokens picks the output limit: the request's, else the model's (capped).
+func maxTokens(req *llm.Request) int {
+	if req.MaxTokens > 0 {
+		return req.MaxTokens
+	}
+	return min(llm.LookupModel(req.Model).MaxOutput, 32000)
+}
+
+// encodeRequest builds the wire request. Everything is a fresh copy, so the
+// cache markers never reach the stored history.
+func encodeRequest(req *llm.Request, stream bool) ([]byte, error) {
+	w := wireRequest{Model: req.Model, MaxTokens: maxTokens(req), Stream: stream}
+	marks := 0
+	for _, s := range llm.TaggedSystem(req) {
+		if s.Text == "" {
+			continue
+		}
+		t := wireText{Type: "text", Text: s.Text}
+		if s.Cache && marks < maxSystemBreakpoints {
+			t.CacheControl = ephemeral
+			marks++
+		}
+		w.System = append(w.System, t)
+	}
+	for _, t := range req.Tools {
+		schema := t.InputSchema
+		if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(w.Tools); n > 0 {
+		w.Tools[n-1].CacheControl = ephemeral
+	}
+	for _, m := range req.Messages {
+		wm := wireMessage{Role: string(m.Role)}
+		for _, b := range m.Content {
+			if wb, ok := encodeBlock(b); ok {
+				wm.Content = append(wm.Content, wb)
+			}
+		}
+		if len(wm.Content) == 0 {
+			// Only blocks Anthropic cannot take (e.g. another vendor's
+			// unsigned reasoning): keep the turn order with a placeholder.
+			wm.Content = []wireBlock{{Type: "text", Text: "(no content)"}}
+		}
+		w.Messages = append(w.Messages, wm)
+	}
+	markLastMessage(w.Messages)
+	if req.Thinking && llm.LookupModel(req.Model).Thinking {
+		budget := max(minThinkingBudget, min(w.MaxTokens/2, 32000))
+		if budget < w.MaxTokens {
+			w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
+		}
+	}
+	body, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	return body, nil
+}
+
+// markLastMessage sets the rolling cache breakpoint on the last block of the
+// last message that may carry one (not thinking blocks).
+func markLastMessage(msgs []wireMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	c := msgs[len(msgs)-1].Content
+	for i := len(c) - 1; i >= 0; i-- {
+		if c[i].Type != "thinking" && c[i].Type != "redacted_thinking" {
+			c[i].CacheControl = ephemeral
+			return
+		}
+	}
+}
+
+// safeID maps a tool call id from any provider onto ^[a-zA-Z0-9_-]+$, the
+// only form Anthropic accepts, the same way for tool_use and tool_result.
+func safeID(id string) string {
+	ok := id != ""
+	for _, r := range id {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return id
+	}
+	var b strings.Builder
+	for _, r := range id {
+		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "_%x_", r)
+		}
+	}
+	if b.Len() == 0 {
+		return "toolu_empty"
+	}
+	return b.String()
+}
+
+func encodeBlock(b llm.Block) (wireBlock, bool) {
+	switch b.Type {
+	case llm.BlockText:
+		if strings.TrimSpace(b.Text) == "" {
+			return wireBlock{}, false // the API rejects empty text blocks
+		}
+		return wireBlock{Type: "text", Text: b.Text}, true
+	case llm.BlockThinking:
+		if b.Signature == "" {
+			return wireBlock{}, false // unsigned reasoning from another vendor
+		}
+		t := b.Text
+		return wireBlock{Type: "thinking", Thinking: &t, Signature: b.Signature}, true
+	case llm.BlockRedactedThinking:
+		return wireBlock{Type: "redacted_thinking", Data: b.Data}, true
+	case llm.BlockToolUse:
+		in := b.Input
+		if len(bytes.TrimSpace(in)) == 0 || string(in) == "null" {
+			in = json.RawMessage("{}")
+		}
+		return wireBlock{Type: "tool_use", ID: safeID(b.ID), Name: b.Name, Input: in}, true
+	case llm.BlockToolResult:
+		content, _ := json.Marshal(b.Content)
+		return wireBlock{Type: "tool_result", ToolUseID: safeID(b.ID), Content: content, IsError: b.IsError}, true
+	case llm.BlockImage:
+		return wireBlock{Type: "image", Source: &imageSource{Type: "base64", MediaType: b.MediaType, Data: b.Data}}, true
+	}
+	return wireBlock{}, false
+}
+
+// ParseRequest decodes a Messages API request body into neutral form. The
+// mock server uses it to see requests as hew meant them.
+func ParseRequest(body []byte) (req *llm.Request, stream bool, err error) {
+	var w struct {
+		Model     string          `json:"model"`
+		MaxTokens int             `json:"max_tokens"`
+		System    json.RawMessage `json:"system"`
+		Messages  []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools    []wireTool      `json:"tools"`
+		Stream   bool            `json:"stream"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, false, fmt.Errorf("request body is not valid JSON: %w", err)
+	}
+	req = &llm.Request{Model: w.Model, MaxTokens: w.MaxTokens, Thinking: len(w.Thinking) > 0 && string(w.Thinking) != "null"}
+	if len(w.System) > 0 {
+		var s string
+		if json.Unmarshal(w.System, &s) == nil {
+			req.System = []llm.SystemBlock{{Text: s}}
+		} else {
+			var blocks []wireText
+			if err := json.Unmarshal(w.System, &blocks); err != nil {
+				return nil, false, fmt.Errorf("system: %w", err)
+			}
+			for _, b := range blocks {
+				req.System = append(req.System, llm.SystemBlock{Text: b.Text, Cache: b.CacheControl != nil})
+			}
+		}
+	}
+	for _, t := range w.Tools {
+		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	for i, m := range w.Messages {
+		msg := llm.Message{Role: llm.Role(m.Role)}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			msg.Content = []llm.Block{{Type: llm.BlockText, Text: s}}
+		} else {
+			var blocks []wireBlock
+			if err := json.Unmarshal(m.Content, &blocks); err != nil {
+				return nil, false, fmt.Errorf("messages[%d].content: %w", i, err)
+			}
+			for _, b := range blocks {
+				msg.Content = append(msg.Content, decodeBlock(b))
+			}
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	req.Purpose = llm.DetectPurpose(req)
+	return req, w.Stream, nil
+}
+
+func decodeBlock(b wireBlock) llm.Block {
+	switch b.Type {
+	case "thinking":
+		t := ""
+		if b.Thinking != nil {
+			t = *b.Thinking
+		}
+		return llm.Block{Type: llm.BlockThinking, Text: t, Signature: b.Signature}
+	case "tool_use":
+		return llm.Block{Type: llm.BlockToolUse, ID: b.ID, Name: b.Name, Input: b.Input}
+	case "tool_result":
+		var s string
+		if json.Unmarshal(b.Content, &s) != nil {
+			var parts []wireBlock
+			_ = json.Unmarshal(b.Content, &parts)
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		return llm.Block{Type: llm.BlockToolResult, ID: b.ToolUseID, Content: s, IsError: b.IsError}
+	case "redacted_thinking":
+		return llm.Block{Type: llm.BlockRedactedThinking, Data: b.Data}
+	case "image":
+		if b.Source != nil {
+			return llm.Block{Type: llm.BlockImage, MediaType: b.Source.MediaType, Data: b.Source.Data}
+		}
+	}
+	return llm.Block{Type: llm.BlockType(b.Type), Text: b.Text}
+}

@@ -1,0 +1,195 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hew-dev/hew/internal/shellparse"
+)
+
+// ValidMode reports whether m is one of the six modes.
+func ValidMode(m Mode) bool {
+	switch m {
+	case ModeDefault, ModePlan, ModeAcceptEdits, ModeBypass, ModeDontAsk, ModeAuto:
+		return true
+	}
+	return false
+}
+
+// Check decides one call in the order SPEC section 4 fixes: deny rules, ask
+// rules, allow rules, the mode, the danger analysis, allow. Plan mode's ban
+// on changes, protected paths and deletions outside the project are floors
+// that allow rules cannot lift (only bypassPermissions lifts the last two).
+func (e *Engine) Check(req Request) Verdict {
+	mode := req.Mode
+	if mode == "" {
+		mode = e.defaultMode
+	}
+	if !ValidMode(mode) {
+		return Verdict{Decision: Deny, Reason: fmt.Sprintf("unknown permission mode %q", mode), Source: "mode"}
+	}
+	s := e.subject(req.Tool, req.Input)
+	if s.bad != "" {
+		return Verdict{Decision: Deny, Reason: "cannot read the tool input: " + s.bad, Source: "input"}
+	}
+	if r := e.firstRule("deny", s); r != nil {
+		return Verdict{Decision: Deny, Reason: "denied by rule " + r.Text + " in " + r.Source, Source: "rule:deny " + r.String()}
+	}
+	if mode == ModePlan {
+		if v, ok := e.planFloor(s); ok {
+			return v
+		}
+	}
+	if e.granted(s) {
+		return Verdict{Decision: Allow, Reason: "approved for this session earlier", Source: "session-grant"}
+	}
+	if r := e.firstRule("ask", s); r != nil {
+		return wouldAsk(mode, Verdict{Decision: Ask, Reason: "rule " + r.Text + " in " + r.Source + " asks first", Source: "rule:ask " + r.String()})
+	}
+	if mode != ModeBypass {
+		if v, ok := e.hardAsk(s); ok {
+			return wouldAsk(mode, v)
+		}
+	}
+	if r := e.allowed(s); r != nil {
+		return Verdict{Decision: Allow, Reason: "allowed by rule " + r.Text + " in " + r.Source, Source: "rule:allow " + r.String()}
+	}
+	if (s.kind == kindRead || s.kind == kindWrite) && !e.inside(s.path) {
+		v := Verdict{Decision: Ask, Reason: s.path + " is outside the project root (add it to additionalDirectories or allow it explicitly)", Source: "outside-project"}
+		return e.byMode(mode, v)
+	}
+	return e.modeTable(mode, s)
+}
+
+// planFloor applies plan mode's bans: no file changes (except the plan
+// file under $HEW_HOME/plans) and only read-only shell commands.
+func (e *Engine) planFloor(s subject) (Verdict, bool) {
+	switch s.kind {
+	case kindWrite:
+		if e.hewHome != "" && within(s.path, filepath.Join(e.hewHome, "plans")) {
+			return Verdict{Decision: Allow, Reason: "plan mode may write the plan file", Source: "mode:plan"}, true
+		}
+		return Verdict{Decision: Deny, Reason: "plan mode: no file changes until the plan is approved", Source: "mode:plan"}, true
+	case kindShell:
+		if !s.shell.ReadOnly {
+			why := "the command is not read-only"
+			if s.shell.Dangerous() {
+				why += " (" + s.shell.Summary() + ")"
+			}
+			return Verdict{Decision: Deny, Reason: "plan mode allows only read-only commands: " + why, Source: "mode:plan"}, true
+		}
+	}
+	return Verdict{}, false
+}
+
+// hardAsk finds what must always ask: writes onto protected paths through
+// file tools or the shell, and deletions outside the project.
+func (e *Engine) hardAsk(s subject) (Verdict, bool) {
+	switch s.kind {
+	case kindWrite:
+		if ok, why := shellparse.ProtectedPath(s.path, e.root, e.home, e.hewHome); ok {
+			return Verdict{Decision: Ask, Reason: fmt.Sprintf("%s is a protected path (%s); changing it always asks", s.path, why), Source: "protected-path"}, true
+		}
+	case kindShell:
+		if len(s.shell.Protected) > 0 {
+			return Verdict{Decision: Ask, Reason: "the command changes protected paths: " + strings.Join(uniq(s.shell.Protected), ", ") + "; this always asks", Source: "protected-path"}, true
+		}
+		if len(s.shell.OutsideDeletes) > 0 {
+			return Verdict{Decision: Ask, Reason: "the command deletes outside the project: " + strings.Join(uniq(s.shell.OutsideDeletes), ", ") + "; this always asks", Source: "danger:" + shellparse.ClassOutsideDelete}, true
+		}
+	}
+	return Verdict{}, false
+}
+
+// modeTable applies the SPEC modes table and the danger analysis.
+func (e *Engine) modeTable(mode Mode, s subject) Verdict {
+	switch s.kind {
+	case kindRead:
+		return Verdict{Decision: Allow, Reason: "reading inside the project is always allowed", Source: "default"}
+	case kindInternal:
+		return Verdict{Decision: Allow, Reason: s.tool + " changes nothing outside the session", Source: "default"}
+	case kindWrite:
+		switch mode {
+		case ModeAcceptEdits, ModeBypass:
+			return Verdict{Decision: Allow, Reason: string(mode) + " mode allows file changes in the project", Source: "mode:" + string(mode)}
+		}
+		return e.byMode(mode, Verdict{Decision: Ask, Reason: "changing " + s.path + " needs approval", Source: "mode:" + string(mode)})
+	case kindShell:
+		if mode == ModeBypass {
+			return Verdict{Decision: Allow, Reason: "bypassPermissions mode allows every command", Source: "mode:bypassPermissions"}
+		}
+		if s.shell.Dangerous() {
+			return e.byMode(mode, Verdict{Decision: Ask, Reason: "dangerous command: " + s.shell.Summary(), Source: "danger:" + s.shell.Dangers[0].Class})
+		}
+		return Verdict{Decision: Allow, Reason: "no danger found in the command", Source: "danger-analysis"}
+	case kindWeb:
+		what := "fetching " + s.host
+		if s.host == "" {
+			what = "fetching a URL"
+		}
+		return e.byMode(mode, Verdict{Decision: Ask, Reason: what + " needs approval", Source: "mode:" + string(mode)})
+	}
+	return e.byMode(mode, Verdict{Decision: Ask, Reason: "calling " + s.tool + " needs approval", Source: "mode:" + string(mode)})
+}
+
+// byMode turns an "ask" into what the mode makes of it.
+func (e *Engine) byMode(mode Mode, v Verdict) Verdict {
+	switch mode {
+	case ModeBypass:
+		return Verdict{Decision: Allow, Reason: "bypassPermissions mode allows it (" + v.Reason + ")", Source: "mode:bypassPermissions"}
+	case ModeAuto:
+		return Verdict{Decision: Ask, Reason: "auto mode: the classifier decides (" + v.Reason + ")", Source: "mode:auto", Classify: true}
+	}
+	return wouldAsk(mode, v)
+}
+
+// wouldAsk denies in dontAsk mode and asks otherwise.
+func wouldAsk(mode Mode, v Verdict) Verdict {
+	if mode == ModeDontAsk {
+		return Verdict{Decision: Deny, Reason: "dontAsk mode denies what would ask: " + v.Reason, Source: v.Source}
+	}
+	return v
+}
+
+func uniq(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Explain decides one call as a session would and renders the one JSON line
+// `hew permissions check` prints. In auto mode it reports the decision
+// before the classifier runs and says so.
+func Explain(e *Engine, tool string, input json.RawMessage, mode Mode) ([]byte, error) {
+	if len(strings.TrimSpace(string(input))) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if !json.Valid(input) {
+		return nil, fmt.Errorf("JSON_INPUT is not valid JSON: %s", input)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(input, &obj); err != nil {
+		return nil, fmt.Errorf("JSON_INPUT must be a JSON object: %w", err)
+	}
+	if mode != "" && !ValidMode(mode) {
+		return nil, fmt.Errorf("unknown mode %q (want default, plan, acceptEdits, bypassPermissions, dontAsk or auto)", mode)
+	}
+	v := e.Check(Request{Tool: tool, Input: input, Mode: mode})
+	if v.Classify {
+		v.Reason = "auto mode: a session would ask the classifier model before running this; without it the call waits for approval (" +
+			strings.TrimSuffix(strings.TrimPrefix(v.Reason, "auto mode: the classifier decides ("), ")") + ")"
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the decision: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,316 @@
+package permission
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/shellparse"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Root is the project root; it is made absolute and symlink-resolved.
+	Root string
+	// HomeDir is the user's home, for "~/" in rules and shell analysis.
+	HomeDir string
+	// HewHome is $HEW_HOME (its settings.json is protected, plans/ is
+	// writable in plan mode).
+	HewHome string
+	// Settings are the merged settings; nil means none.
+	Settings *config.Settings
+	// AllowedTools and DisallowedTools are rules from the command line.
+	AllowedTools, DisallowedTools []string
+	// AdditionalDirs are extra directories (beyond settings) where file
+	// tools may work.
+	AdditionalDirs []string
+}
+
+// Engine decides tool calls. It is safe for concurrent use.
+type Engine struct {
+	root, home, hewHome string
+	defaultMode         Mode
+	rules               []*Rule // deny, ask, allow in source order
+	dirs                []string
+
+	mu     sync.Mutex
+	grants map[string]bool
+}
+
+// New builds an engine. Every invalid rule or directory is reported in the
+// error, naming the rule, where it came from and why.
+func New(o Options) (*Engine, error) {
+	s := o.Settings
+	if s == nil {
+		s = config.Default()
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return nil, fmt.Errorf("project root %q: %w", o.Root, err)
+	}
+	e := &Engine{
+		root:        shellparse.ResolvePath(root),
+		home:        o.HomeDir,
+		hewHome:     o.HewHome,
+		defaultMode: Mode(s.Permissions.DefaultMode),
+		grants:      map[string]bool{},
+	}
+	if e.defaultMode == "" {
+		e.defaultMode = ModeDefault
+	}
+	if e.hewHome != "" {
+		e.hewHome = shellparse.ResolvePath(e.hewHome)
+	}
+	var errs []error
+	entries := s.Rules()
+	for _, r := range o.DisallowedTools {
+		entries = append(entries, config.RuleEntry{Kind: "deny", Rule: r, Source: "--disallowed-tools"})
+	}
+	for _, r := range o.AllowedTools {
+		entries = append(entries, config.RuleEntry{Kind: "allow", Rule: r, Source: "--allowed-tools"})
+	}
+	for _, en := range entries {
+		r, err := ParseRule(en.Rule, e.home)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("invalid permission rule %q in %s list (%s): %w", en.Rule, en.Kind, en.Source, err))
+			continue
+		}
+		r.Kind, r.Source = en.Kind, en.Source
+		e.rules = append(e.rules, r)
+	}
+	for _, d := range append(append([]string{}, s.Permissions.AdditionalDirectories...), o.AdditionalDirs...) {
+		abs := d
+		switch {
+		case strings.HasPrefix(d, "~/") || d == "~":
+			abs = filepath.Join(e.home, strings.TrimPrefix(d, "~"))
+		case !filepath.IsAbs(d):
+			abs = filepath.Join(e.root, d)
+		}
+		e.dirs = append(e.dirs, shellparse.ResolvePath(abs))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return e, nil
+}
+
+// DefaultMode is the mode settings ask for (permissions.defaultMode).
+func (e *Engine) DefaultMode() Mode { return e.defaultMode }
+
+// Root is the resolved project root.
+func (e *Engine) Root() string { return e.root }
+
+// AdditionalDirs are the resolved extra directories.
+func (e *Engine) AdditionalDirs() []string { return append([]string(nil), e.dirs...) }
+
+// subject is what a call touches.
+type subject struct {
+	tool    string
+	kind    kind
+	path    string // resolved absolute path (file tools)
+	command string // run_shell
+	shell   *shellparse.Analysis
+	host    string // web_fetch
+	name    string // skill
+	bad     string // input could not be read
+}
+
+func (e *Engine) subject(tool string, input json.RawMessage) subject {
+	s := subject{tool: tool, kind: toolKind(tool)}
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+		Path     string `json:"path"`
+		URL      string `json:"url"`
+		Name     string `json:"name"`
+	}
+	if len(input) > 0 {
+		if err := json.Unmarshal(input, &in); err != nil {
+			s.bad = err.Error()
+		}
+	}
+	switch s.kind {
+	case kindRead, kindWrite:
+		p := in.FilePath
+		if p == "" {
+			p = in.Path
+		}
+		s.path = e.resolve(p)
+	case kindShell:
+		s.command = strings.TrimSpace(in.Command)
+		s.shell = shellparse.Analyze(s.command, shellparse.Options{Root: e.root, Home: e.home, HewHome: e.hewHome})
+	case kindWeb:
+		if u, err := url.Parse(strings.TrimSpace(in.URL)); err == nil {
+			s.host = strings.ToLower(u.Hostname())
+		}
+	}
+	s.name = in.Name
+	return s
+}
+
+// resolve makes a tool path absolute (relative to the root, ~ expanded) with
+// .. and symlinks resolved.
+func (e *Engine) resolve(p string) string {
+	switch {
+	case p == "":
+		return e.root
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		p = filepath.Join(e.home, p[1:])
+	case !filepath.IsAbs(p):
+		p = filepath.Join(e.root, p)
+	}
+	return shellparse.ResolvePath(p)
+}
+
+// inside reports whether abs lies in the project or an additional directory.
+func (e *Engine) inside(abs string) bool {
+	if within(abs, e.root) {
+		return true
+	}
+	for _, d := range e.dirs {
+		if within(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// matches reports whether rule r matches the subject. For run_shell, deny
+// and ask rules match the whole command or any simple command in it (seen
+// through wrappers).
+func (e *Engine) matches(r *Rule, s subject) bool {
+	if !r.appliesTo(s.tool) {
+		return false
+	}
+	switch s.kind {
+	case kindShell:
+		if r.shell == nil {
+			return true
+		}
+		if r.matchShell(s.command) {
+			return true
+		}
+		for _, c := range s.shell.Commands {
+			if r.matchShell(c.Text) {
+				return true
+			}
+			for _, u := range c.Unwrapped {
+				if r.matchShell(u) {
+					return true
+				}
+			}
+		}
+		return false
+	case kindRead, kindWrite:
+		return r.matchPath(s.path, e.root)
+	case kindWeb:
+		return r.matchHost(s.host)
+	case kindInternal:
+		return r.Pattern == "" || r.Pattern == s.name
+	}
+	return true
+}
+
+// firstRule returns the first rule of a kind matching s.
+func (e *Engine) firstRule(kind string, s subject) *Rule {
+	for _, r := range e.rules {
+		if r.Kind == kind && e.matches(r, s) {
+			return r
+		}
+	}
+	return nil
+}
+
+// allowed reports whether allow rules cover the call. A shell command is
+// covered when every simple command in it is read-only or matched (with
+// harmless wrappers stripped) by an allow rule and not risky itself.
+func (e *Engine) allowed(s subject) *Rule {
+	if s.kind != kindShell {
+		return e.firstRule("allow", s)
+	}
+	var allows []*Rule
+	for _, r := range e.rules {
+		if r.Kind == "allow" && r.appliesTo(s.tool) {
+			if r.shell == nil {
+				return r
+			}
+			allows = append(allows, r)
+		}
+	}
+	if len(allows) == 0 || s.shell.Err != nil || len(s.shell.Commands) == 0 {
+		return nil
+	}
+	var used *Rule
+	for _, c := range s.shell.Commands {
+		var hit *Rule
+		if !c.Risky {
+			for _, r := range allows {
+				if r.matchShell(c.Core) {
+					hit = r
+					break
+				}
+			}
+		}
+		if hit == nil && !c.ReadOnly {
+			return nil
+		}
+		if used == nil {
+			used = hit
+		}
+	}
+	if used == nil {
+		return nil // read-only everywhere: the mode decides
+	}
+	return used
+}
+
+// grantKey names the operation a "yes for this session" covers.
+func grantKey(s subject) string {
+	switch s.kind {
+	case kindShell:
+		return "shell\x00" + strings.Join(strings.Fields(s.command), " ")
+	case kindWrite:
+		return "write\x00" + s.path
+	case kindRead:
+		return "read\x00" + s.path
+	case kindWeb:
+		return "web\x00" + s.host
+	}
+	return "tool\x00" + s.tool
+}
+
+// Grant remembers a "yes for this session": the same command, the same file
+// for edits, the same domain for web_fetch, the same tool otherwise.
+func (e *Engine) Grant(tool string, input json.RawMessage) {
+	s := e.subject(tool, input)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.grants[grantKey(s)] = true
+}
+
+func (e *Engine) granted(s subject) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.grants[grantKey(s)]
+}
+
+// AllowsOutside reports whether an additional directory or an explicit
+// allow rule covers absPath for tool (tools.Env.AllowOutside).
+func (e *Engine) AllowsOutside(tool, absPath string) bool {
+	abs := shellparse.ResolvePath(absPath)
+	if e.inside(abs) {
+		return true
+	}
+	s := subject{tool: tool, kind: toolKind(tool), path: abs}
+	return e.firstRule("allow", s) != nil
+}

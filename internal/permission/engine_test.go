@@ -1,0 +1,223 @@
+package permission
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hew-dev/hew/internal/config"
+)
+
+type fixture struct {
+	root, home, hewHome string
+}
+
+func newFixture(t testing.TB, projectSettings string) fixture {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fixture{root: filepath.Join(base, "proj"), home: filepath.Join(base, "home")}
+	f.hewHome = filepath.Join(f.home, ".hew")
+	for _, d := range []string{filepath.Join(f.root, ".hew"), filepath.Join(f.root, ".git", "hooks"), filepath.Join(f.root, "demo"), f.hewHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if projectSettings != "" {
+		if err := os.WriteFile(filepath.Join(f.root, ".hew", "settings.json"), []byte(projectSettings), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f fixture) engine(t testing.TB, extra ...func(*Options)) *Engine {
+	t.Helper()
+	s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Root: f.root, HomeDir: f.home, HewHome: f.hewHome, Settings: s}
+	for _, fn := range extra {
+		fn(&o)
+	}
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func in(kv ...string) json.RawMessage {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func shell(cmd string) json.RawMessage { return in("command", cmd) }
+
+// The seed's checkpoint: a deny rule stops rm -rf without a prompt; the
+// model's detour through rmdir is caught by the danger analysis and asks.
+func TestCheckpointScenario(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"deny": ["run_shell(rm -rf*)"]}}`)
+	e := f.engine(t)
+	cases := []struct {
+		cmd      string
+		decision Decision
+		source   string
+		reason   string
+	}{
+		{"ls -la", Allow, "danger-analysis", "no danger"},
+		{"rm -rf demo", Deny, "rule:deny run_shell(rm -rf*) (" + filepath.Join(".hew", "settings.json") + ")", "denied by rule run_shell(rm -rf*) in " + filepath.Join(".hew", "settings.json")},
+		{"cd demo/.. && rm -rf demo", Deny, "rule:deny run_shell(rm -rf*)", "denied by rule"},
+		{"sudo rm -rf demo", Deny, "rule:deny run_shell(rm -rf*)", "denied by rule"},
+		{"rmdir demo && echo 删除成功", Ask, "danger:deletion", "rmdir removes demo"},
+	}
+	for _, c := range cases {
+		v := e.Check(Request{Tool: "run_shell", Input: shell(c.cmd), Mode: ModeDefault})
+		if v.Decision != c.decision || !strings.HasPrefix(v.Source, c.source) || !strings.Contains(v.Reason, c.reason) {
+			t.Errorf("%q: got %+v, want %s from %s (%q)", c.cmd, v, c.decision, c.source, c.reason)
+		}
+	}
+	// The deny rule holds in bypassPermissions too.
+	if v := e.Check(Request{Tool: "run_shell", Input: shell("rm -rf demo"), Mode: ModeBypass}); v.Decision != Deny {
+		t.Errorf("bypass: deny rule did not hold: %+v", v)
+	}
+}
+
+func TestModesTable(t *testing.T) {
+	f := newFixture(t, "")
+	e := f.engine(t)
+	read := in("file_path", "main.go")
+	edit := in("file_path", "main.go", "old_string", "a", "new_string", "b")
+	safe, readOnly, danger := shell("go build ./..."), shell("git status"), shell("git push --force")
+	web, mcp := in("url", "https://example.com/x"), in("q", "x")
+	type row struct {
+		tool  string
+		input json.RawMessage
+		want  map[Mode]string // decision, "classify" for auto
+	}
+	rows := []row{
+		{"read_file", read, map[Mode]string{ModeDefault: "allow", ModePlan: "allow", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
+		{"edit_file", edit, map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"write_file", in("file_path", "new.go", "content", "x"), map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"run_shell", safe, map[Mode]string{ModeDefault: "allow", ModePlan: "deny", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
+		{"run_shell", readOnly, map[Mode]string{ModeDefault: "allow", ModePlan: "allow", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
+		{"run_shell", danger, map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"web_fetch", web, map[Mode]string{ModeDefault: "ask", ModePlan: "ask", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"mcp__files__read", mcp, map[Mode]string{ModeDefault: "ask", ModePlan: "ask", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"todo_write", in(), map[Mode]string{ModeDefault: "allow", ModePlan: "allow", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
+	}
+	for _, r := range rows {
+		for mode, want := range r.want {
+			v := e.Check(Request{Tool: r.tool, Input: r.input, Mode: mode})
+			got := string(v.Decision)
+			if v.Classify {
+				got = "classify"
+			}
+			if got != want {
+				t.Errorf("%s %s in %s: got %s (%s: %s), want %s", r.tool, r.input, mode, got, v.Source, v.Reason, want)
+			}
+			if v.Reason == "" || v.Source == "" {
+				t.Errorf("%s in %s: empty reason or source: %+v", r.tool, mode, v)
+			}
+		}
+	}
+}
+
+func TestProtectedPathsAskEvenInAcceptEdits(t *testing.T) {
+	f := newFixture(t, "")
+	e := f.engine(t, func(o *Options) { o.AllowedTools = []string{"Edit", "Write", "Bash"} })
+	cases := []struct {
+		tool  string
+		input json.RawMessage
+	}{
+		{"write_file", in("file_path", ".hew/settings.json", "content", "{}")},
+		{"edit_file", in("file_path", ".hew/settings.local.json", "old_string", "a", "new_string", "b")},
+		{"write_file", in("file_path", filepath.Join(f.hewHome, "settings.json"), "content", "{}")},
+		{"write_file", in("file_path", ".git/config", "content", "x")},
+		{"write_file", in("file_path", ".git/hooks/pre-commit", "content", "x")},
+		{"write_file", in("file_path", "~/.bashrc", "content", "x")},
+		{"run_shell", shell(`echo '{"permissions":{"allow":["run_shell"]}}' > .hew/settings.json`)},
+		{"run_shell", shell("echo 'curl x | sh' >> ~/.zshrc")},
+		{"run_shell", shell("cp hook .git/hooks/post-commit")},
+		{"run_shell", shell("git config core.hooksPath /tmp/x")},
+	}
+	for _, c := range cases {
+		for _, mode := range []Mode{ModeDefault, ModeAcceptEdits} {
+			v := e.Check(Request{Tool: c.tool, Input: c.input, Mode: mode})
+			if v.Decision != Ask || v.Source != "protected-path" {
+				t.Errorf("%s %s in %s: got %+v, want ask from protected-path", c.tool, c.input, mode, v)
+			}
+		}
+		if v := e.Check(Request{Tool: c.tool, Input: c.input, Mode: ModeDontAsk}); v.Decision != Deny {
+			t.Errorf("%s %s in dontAsk: got %+v, want deny", c.tool, c.input, v)
+		}
+	}
+	if v := e.Check(Request{Tool: "write_file", Input: in("file_path", "src/a.go", "content", "x"), Mode: ModeAcceptEdits}); v.Decision != Allow {
+		t.Errorf("ordinary edit in acceptEdits: %+v", v)
+	}
+}
+
+func TestOutsideDeletionAlwaysAsks(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"allow": ["run_shell(rm -rf:*)"]}}`)
+	e := f.engine(t)
+	for _, cmd := range []string{"rm -rf ~/x", "rm -rf ../..", "rm -rf $HOME", "rm -rf ../*", "rm -rf build ../other"} {
+		for _, mode := range []Mode{ModeDefault, ModeAcceptEdits} {
+			v := e.Check(Request{Tool: "run_shell", Input: shell(cmd), Mode: mode})
+			if v.Decision != Ask || v.Source != "danger:delete-outside-project" || !strings.Contains(v.Reason, "deletes outside the project: /") && !strings.Contains(v.Reason, "unresolved") {
+				t.Errorf("%q in %s: got %+v", cmd, mode, v)
+			}
+		}
+	}
+	v := e.Check(Request{Tool: "run_shell", Input: shell("rm -rf ~/x"), Mode: ModeDefault})
+	if !strings.Contains(v.Reason, filepath.Join(f.home, "x")) {
+		t.Errorf("reason does not show the resolved path: %q", v.Reason)
+	}
+	// Inside the project the allow rule applies.
+	if v := e.Check(Request{Tool: "run_shell", Input: shell("rm -rf build"), Mode: ModeDefault}); v.Decision != Allow || !strings.HasPrefix(v.Source, "rule:allow") {
+		t.Errorf("rm -rf build: %+v", v)
+	}
+}
+
+func TestCompoundCommandsMatchRulesSeparately(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"allow": ["Bash(git log:*)", "run_shell(npm test*)", "run_shell(git push --force origin feature)"], "ask": ["run_shell(git push:*)"]}}`)
+	e := f.engine(t)
+	cases := []struct {
+		cmd  string
+		mode Mode
+		want Decision
+	}{
+		{"git log | head", ModePlan, Allow},
+		{"git log --oneline 2>&1 | head -5", ModeDontAsk, Allow},
+		{"git log; rm -rf x", ModeDefault, Ask},
+		{"git log && rm -rf x", ModeDontAsk, Deny},
+		{"FOO=1 npm test -- --watch=false 2>&1", ModeDontAsk, Allow},
+		{"timeout 600 npm test", ModeDontAsk, Allow},
+		{"npm test > ~/.bashrc", ModeAcceptEdits, Ask},
+		{"git push origin main", ModeBypass, Ask},
+		{"git push --force origin feature", ModeDefault, Ask},
+	}
+	for _, c := range cases {
+		v := e.Check(Request{Tool: "run_shell", Input: shell(c.cmd), Mode: c.mode})
+		if v.Decision != c.want {
+			t.Errorf("%q in %s: got %+v, want %s", c.cmd, c.mode, v, c.want)
+		}
+	}
+	// Without the ask rule the exact allow rule covers the force push.
+	f2 := newFixture(t, `{"permissions": {"allow": ["run_shell(git push --force origin feature)", "run_shell(timeout:*)"]}}`)
+	e2 := f2.engine(t)
+	if v := e2.Check(Request{Tool: "run_shell", Input: shell("git push --force origin feature"), Mode: ModeDefault}); v.Decision != Allow {
+		t.Errorf("exact allow: %+v", v)
+	}
+	if v := e2.Check(Request{Tool: "run_shell", Input: shell("timeout 1 git push --force"), Mode: ModeDefault}); v.Decision != Ask {
+		t.Errorf("a wrapper rule must not allow what it wraps: %+v", v)
+	}
+}

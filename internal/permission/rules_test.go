@@ -1,0 +1,250 @@
+package permission
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hew-dev/hew/internal/config"
+)
+
+func TestParseRule(t *testing.T) {
+	cases := []struct {
+		text, tool, pattern, err string
+	}{
+		{"Bash", "run_shell", "", ""},
+		{"Bash(git log:*)", "run_shell", "git log:*", ""},
+		{"run_shell(npm test*)", "run_shell", "npm test*", ""},
+		{"Read(./secrets/**)", "read_file", "./secrets/**", ""},
+		{"Edit(~/notes/*.md)", "edit_file", "~/notes/*.md", ""},
+		{"Write(/etc/**)", "write_file", "/etc/**", ""},
+		{"Grep", "grep_search", "", ""},
+		{"Glob", "list_files", "", ""},
+		{"WebFetch(domain:Example.com)", "web_fetch", "domain:example.com", ""},
+		{"mcp__github", "mcp__github", "", ""},
+		{"mcp__github__create_issue", "mcp__github__create_issue", "", ""},
+		{"skill(deploy)", "skill", "deploy", ""},
+		{"", "", "", "empty rule"},
+		{"Bash(", "", "", "closing parenthesis"},
+		{"Bash()", "", "", "empty pattern"},
+		{"Shell(ls)", "", "", `unknown tool "Shell"`},
+		{"web_fetch(example.com)", "", "", "domain:HOST"},
+		{"mcp__", "", "", "names no server"},
+		{"mcp__x(y)", "", "", "no pattern"},
+		{"todo_write(x)", "", "", "takes no pattern"},
+		{"Read([)", "", "", "invalid glob"},
+		{"ls)", "", "", "unbalanced"},
+	}
+	for _, c := range cases {
+		r, err := ParseRule(c.text, "/home/u")
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.text, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.text, err)
+			continue
+		}
+		if r.Tool != c.tool || r.Pattern != c.pattern {
+			t.Errorf("%q: tool %q pattern %q", c.text, r.Tool, r.Pattern)
+		}
+	}
+}
+
+func TestInvalidRulesNameTheirSource(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"deny": ["Shell(rm)"], "allow": ["Bash()"]}}`)
+	s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(Options{Root: f.root, HomeDir: f.home, Settings: s, AllowedTools: []string{"WebFetch(x)"}})
+	if err == nil {
+		t.Fatal("invalid rules accepted")
+	}
+	for _, want := range []string{`"Shell(rm)" in deny list (` + filepath.Join(".hew", "settings.json") + `): unknown tool`, `"Bash()" in allow list`, `"WebFetch(x)" in allow list (--allowed-tools)`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestFileRules(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"deny": ["Read(.env)", "Read(secrets/)", "Edit(**/*.lock)"], "allow": ["Read(~/docs/**)", "Edit(/opt/shared/*.txt)"], "additionalDirectories": ["../extra"]}}`)
+	if err := os.MkdirAll(filepath.Join(f.root, "..", "extra"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(filepath.Dir(f.root), "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	e := f.engine(t)
+	cases := []struct {
+		tool, path string
+		mode       Mode
+		want       Decision
+		source     string
+	}{
+		{"read_file", ".env", ModeBypass, Deny, "rule:deny Read(.env)"},
+		{"read_file", "sub/dir/.env", ModeDefault, Deny, "rule:deny Read(.env)"},
+		{"grep_search", "secrets", ModeDefault, Deny, "rule:deny Read(secrets/)"},
+		{"read_file", "secrets/key.pem", ModeDefault, Deny, "rule:deny Read(secrets/)"},
+		{"edit_file", "pkg/go.lock", ModeAcceptEdits, Deny, "rule:deny Edit(**/*.lock)"},
+		{"write_file", "go.lock", ModeAcceptEdits, Deny, "rule:deny Edit(**/*.lock)"},
+		{"read_file", "src/main.go", ModeDefault, Allow, "default"},
+		{"read_file", "../outside/x", ModeDefault, Ask, "outside-project"},
+		{"read_file", "escape/x", ModeDefault, Ask, "outside-project"},
+		{"read_file", "src/../../outside/x", ModeDontAsk, Deny, "outside-project"},
+		{"read_file", "~/docs/a/b.md", ModeDefault, Allow, "rule:allow Read(~/docs/**)"},
+		{"list_files", "~/other", ModeDefault, Ask, "outside-project"},
+		{"read_file", "../extra/notes.txt", ModeDefault, Allow, "default"},
+		{"edit_file", "../extra/notes.txt", ModeAcceptEdits, Allow, "mode:acceptEdits"},
+		{"edit_file", "/opt/shared/a.txt", ModeDefault, Allow, "rule:allow Edit(/opt/shared/*.txt)"},
+		{"edit_file", "/opt/shared/a.md", ModeAcceptEdits, Ask, "outside-project"},
+	}
+	for _, c := range cases {
+		v := e.Check(Request{Tool: c.tool, Input: in("file_path", c.path, "path", c.path), Mode: c.mode})
+		if v.Decision != c.want || !strings.HasPrefix(v.Source, c.source) {
+			t.Errorf("%s %s in %s: got %+v, want %s from %s", c.tool, c.path, c.mode, v, c.want, c.source)
+		}
+	}
+	if !e.AllowsOutside("read_file", filepath.Join(f.home, "docs", "x.md")) || e.AllowsOutside("read_file", "/etc/passwd") {
+		t.Error("AllowsOutside disagrees with the rules")
+	}
+}
+
+func TestWebAndMCPRulesAndGrants(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"allow": ["WebFetch(domain:go.dev)", "mcp__docs"], "deny": ["mcp__shell__exec"]}}`)
+	e := f.engine(t)
+	check := func(tool string, input json.RawMessage) Verdict {
+		return e.Check(Request{Tool: tool, Input: input, Mode: ModeDefault})
+	}
+	expect := func(name string, v Verdict, want Decision) {
+		t.Helper()
+		if v.Decision != want {
+			t.Errorf("%s: got %+v, want %s", name, v, want)
+		}
+	}
+	expect("allowed domain", check("web_fetch", in("url", "https://go.dev/doc")), Allow)
+	expect("subdomain", check("web_fetch", in("url", "https://pkg.go.dev/x")), Allow)
+	expect("look-alike domain", check("web_fetch", in("url", "https://evilgo.dev/")), Ask)
+	expect("other domain", check("web_fetch", in("url", "https://example.com/a")), Ask)
+	expect("mcp server rule", check("mcp__docs__search", in()), Allow)
+	expect("mcp prefix is not a server", check("mcp__docsx__search", in()), Ask)
+	expect("mcp deny", check("mcp__shell__exec", in()), Deny)
+
+	// "Yes for this session" covers the domain, the MCP tool, the exact command, the same file.
+	e.Grant("web_fetch", in("url", "https://example.com/a"))
+	expect("granted domain", check("web_fetch", in("url", "https://example.com/other")), Allow)
+	expect("other domain still asks", check("web_fetch", in("url", "https://example.org/")), Ask)
+	e.Grant("mcp__github__create_issue", in("title", "x"))
+	expect("granted mcp tool", check("mcp__github__create_issue", in("title", "y")), Allow)
+	expect("other tool of the server", check("mcp__github__delete_repo", in()), Ask)
+	e.Grant("run_shell", shell("git push --force origin feature"))
+	expect("granted command", check("run_shell", shell("git push --force origin feature")), Allow)
+	expect("other command", check("run_shell", shell("git push --force origin main")), Ask)
+	e.Grant("edit_file", in("file_path", "a.go", "old_string", "x", "new_string", "y"))
+	expect("granted file", check("write_file", in("file_path", "a.go", "content", "z")), Allow)
+	expect("other file", check("edit_file", in("file_path", "b.go")), Ask)
+	if v := e.Check(Request{Tool: "edit_file", Input: in("file_path", "a.go"), Mode: ModePlan}); v.Decision != Deny {
+		t.Errorf("a grant must not lift plan mode: %+v", v)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	f := newFixture(t, `{"permissions": {"deny": ["run_shell(rm -rf*)"]}}`)
+	e := f.engine(t)
+	cases := []struct {
+		tool, input string
+		mode        Mode
+		want        map[string]string
+	}{
+		{"run_shell", `{"command":"rm -rf demo"}`, "", map[string]string{"decision": "deny", "source": "rule:deny run_shell(rm -rf*) (" + filepath.Join(".hew", "settings.json") + ")"}},
+		{"run_shell", `{"command":"rmdir demo"}`, ModeDefault, map[string]string{"decision": "ask", "source": "danger:deletion"}},
+		{"edit_file", `{"file_path":"a.go","old_string":"a","new_string":"b"}`, ModeAuto, map[string]string{"decision": "ask", "source": "mode:auto"}},
+		{"read_file", `{"file_path":"a.go"}`, ModePlan, map[string]string{"decision": "allow", "source": "default"}},
+	}
+	for _, c := range cases {
+		out, err := Explain(e, c.tool, json.RawMessage(c.input), c.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "\n") {
+			t.Errorf("not one line: %s", out)
+		}
+		var got map[string]string
+		if err := json.Unmarshal(out, &got); err != nil || len(got) != 3 {
+			t.Fatalf("bad JSON %s: %v", out, err)
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%s %s: %s = %q, want %q", c.tool, c.input, k, got[k], v)
+			}
+		}
+		if c.mode == ModeAuto && !strings.Contains(got["reason"], "classifier") {
+			t.Errorf("auto reason does not mention the classifier: %q", got["reason"])
+		}
+	}
+	if _, err := Explain(e, "run_shell", json.RawMessage(`{nope`), ""); err == nil {
+		t.Error("invalid JSON accepted")
+	}
+	if _, err := Explain(e, "run_shell", json.RawMessage(`{}`), "yolo"); err == nil {
+		t.Error("invalid mode accepted")
+	}
+}
+
+// Every dangerous command of the shellparse corpus must not be auto-allowed
+// in default mode; safe ones must mostly run without a prompt.
+func TestCorpusThroughEngine(t *testing.T) {
+	f := newFixture(t, "")
+	e := f.engine(t)
+	file, err := os.Open(filepath.Join("..", "shellparse", "testdata", "corpus.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	var dangerous, held, safe, prompted int
+	sc := bufio.NewScanner(file)
+	for sc.Scan() {
+		label, cmd, ok := strings.Cut(sc.Text(), "\t")
+		if !ok || strings.HasPrefix(label, "#") {
+			continue
+		}
+		v := e.Check(Request{Tool: "run_shell", Input: shell(cmd), Mode: ModeDefault})
+		if label == "D" {
+			dangerous++
+			if v.Decision != Allow {
+				held++
+			} else {
+				t.Errorf("dangerous command auto-allowed: %s (%s)", cmd, v.Reason)
+			}
+			continue
+		}
+		safe++
+		if v.Decision != Allow {
+			prompted++
+			t.Logf("safe command not allowed: %s → %s (%s)", cmd, v.Decision, v.Reason)
+		}
+	}
+	t.Logf("engine, default mode: dangerous held %d/%d, safe prompted %d/%d", held, dangerous, prompted, safe)
+	if float64(prompted) >= 0.03*float64(safe) {
+		t.Errorf("false alarms %d/%d not under 3%%", prompted, safe)
+	}
+}
+
+func BenchmarkCheckShell(b *testing.B) {
+	f := newFixture(b, `{"permissions": {"deny": ["run_shell(rm -rf*)"], "allow": ["Bash(git log:*)", "Bash(npm test:*)"]}}`)
+	e := f.engine(b)
+	req := Request{Tool: "run_shell", Input: shell("git log --oneline | head -20 && npm test 2>&1 | tail"), Mode: ModeDefault}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Check(req)
+	}
+}

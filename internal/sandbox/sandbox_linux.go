@@ -1,0 +1,62 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Available reports whether the kernel offers Landlock.
+func Available() (bool, string) {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return false, "Landlock is not enabled in this kernel: " + err.Error()
+	}
+	if v < 1 {
+		return false, "Landlock is not enabled in this kernel"
+	}
+	if v < 4 {
+		return true, fmt.Sprintf("Landlock ABI v%d (file rules only; this kernel cannot block the network)", v)
+	}
+	return true, fmt.Sprintf("Landlock ABI v%d", v)
+}
+
+// devices stay writable: output sinks and terminals.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+func run(h helperArgs) int {
+	cfg := landlock.V11.BestEffort()
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWDirs(h.rw...).WithRefer().IgnoreIfMissing(),
+		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
+	}
+	var err error
+	if h.noNetwork {
+		err = cfg.Restrict(rules...)
+	} else {
+		err = cfg.RestrictPaths(rules...)
+		if err == nil {
+			err = cfg.RestrictScoped()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hew sandbox: cannot confine the command, refusing to run it: %v\n", err)
+		return 126
+	}
+	path, err := exec.LookPath(h.argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hew sandbox: %v\n", err)
+		return 127
+	}
+	err = syscall.Exec(path, h.argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "hew sandbox: exec %s: %v\n", path, err)
+	return 127
+}

@@ -1,0 +1,196 @@
+package shellparse
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// resolve turns a path as written into an absolute, cleaned path with
+// symlinks of its existing prefix resolved.
+func (z *analyser) resolve(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(z.cwd, p)
+	}
+	return ResolvePath(filepath.Clean(p))
+}
+
+// ResolvePath resolves symlinks in the longest existing prefix of an
+// absolute path, so a link inside the project that points outside it is
+// judged by where it leads.
+func ResolvePath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		if rest == "" {
+			rest = filepath.Base(cur)
+		} else {
+			rest = filepath.Join(filepath.Base(cur), rest)
+		}
+		cur = parent
+	}
+}
+
+// globPrefix returns the part of a glob pattern before its first pattern
+// character, cut back to a directory boundary.
+func globPrefix(p string) string {
+	i := strings.IndexAny(p, "*?[{")
+	if i < 0 {
+		return p
+	}
+	j := strings.LastIndex(p[:i], "/")
+	if j < 0 {
+		return "."
+	}
+	if j == 0 {
+		return "/"
+	}
+	return p[:j]
+}
+
+// harmlessDevice reports whether writing to p has no lasting effect.
+func harmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "NUL", "nul", "$null":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/")
+}
+
+var shellRCFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".mkshrc", ".inputrc",
+	".config/fish", ".xprofile", ".xinitrc", ".config/autostart", ".config/environment.d",
+	".config/systemd/user", ".local/bin",
+}
+
+var credentialPaths = []string{
+	".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".gitconfig", ".config/git",
+	".docker/config.json", ".kube", ".npmrc", ".pypirc", ".config/gh", ".config/gcloud", ".azure",
+	".password-store", ".cargo/credentials", ".cargo/credentials.toml", ".terraformrc", ".vault-token",
+}
+
+var systemDirs = []string{
+	"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/sys", "/proc",
+	"/var", "/opt", "/root", "/srv", "/System", "/Library", "/private/etc", "/private/var",
+}
+
+// ProtectedPath reports whether writing abs could change hew's own
+// permissions, git's configuration or hooks, or shell start-up files —
+// paths that must always ask, whatever the mode. It returns why.
+func ProtectedPath(abs, root, home, hewHome string) (bool, string) {
+	abs = filepath.Clean(abs)
+	if root != "" {
+		hew := filepath.Join(root, ".hew")
+		if filepath.Dir(abs) == hew {
+			base := filepath.Base(abs)
+			if strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".json") {
+				return true, "hew project settings"
+			}
+		}
+		if abs == filepath.Join(root, ".git", "config") {
+			return true, "git configuration"
+		}
+		if within(abs, filepath.Join(root, ".git", "hooks")) {
+			return true, "git hooks"
+		}
+		if abs == filepath.Join(root, ".git") {
+			return true, "git directory"
+		}
+	}
+	if hewHome != "" && abs == filepath.Join(hewHome, "settings.json") {
+		return true, "hew user settings"
+	}
+	if home != "" {
+		for _, f := range shellRCFiles {
+			if within(abs, filepath.Join(home, f)) {
+				return true, "shell start-up file"
+			}
+		}
+	}
+	return false, ""
+}
+
+// sensitive classifies a resolved write target.
+func (z *analyser) sensitive(abs string) (class, why string) {
+	if ok, why := ProtectedPath(abs, z.opts.Root, z.opts.Home, z.opts.HewHome); ok {
+		if why == "shell start-up file" {
+			return ClassShellRC, why
+		}
+		return ClassProtected, why
+	}
+	if strings.HasPrefix(abs, "/dev/") && !harmlessDevice(abs) {
+		return ClassDisk, "device"
+	}
+	if z.opts.Home != "" {
+		for _, f := range credentialPaths {
+			if within(abs, filepath.Join(z.opts.Home, f)) {
+				return ClassCredential, "credentials or tool configuration"
+			}
+		}
+	}
+	for _, safe := range []string{z.opts.Root, z.opts.Home, os.TempDir(), "/tmp", "/var/tmp"} {
+		if safe != "" && within(abs, safe) {
+			return "", ""
+		}
+	}
+	for _, d := range systemDirs {
+		if within(abs, d) {
+			return ClassSystemWrite, "system file"
+		}
+	}
+	lower := strings.ToLower(abs)
+	if strings.Contains(lower, `:\windows`) || strings.Contains(lower, `:/windows`) {
+		return ClassSystemWrite, "system file"
+	}
+	return "", ""
+}
+
+// deleteTarget records a deletion target and flags it when it resolves
+// outside the project, onto the project root itself, or cannot be resolved.
+func (z *analyser) deleteTarget(w word, cmdText string) {
+	if w.dynamic {
+		z.a.OutsideDeletes = append(z.a.OutsideDeletes, w.val+" (unresolved)")
+		z.danger(ClassOutsideDelete, cmdText, "target "+w.val+" cannot be resolved before running")
+		return
+	}
+	p := w.val
+	if w.glob {
+		p = globPrefix(p)
+	}
+	abs := z.resolve(p)
+	if z.opts.Root == "" {
+		return
+	}
+	shown := abs
+	if w.glob {
+		shown = filepath.Join(abs, filepath.Base(w.val))
+		if globPrefix(w.val) == w.val {
+			shown = abs
+		}
+	}
+	if !within(abs, z.opts.Root) || abs == z.opts.Root && !w.glob {
+		z.a.OutsideDeletes = append(z.a.OutsideDeletes, shown)
+		where := "outside the project"
+		if abs == z.opts.Root {
+			where = "the project root itself"
+		}
+		z.danger(ClassOutsideDelete, cmdText, "deletes "+shown+" ("+where+")")
+		return
+	}
+	if ok, why := ProtectedPath(abs, z.opts.Root, z.opts.Home, z.opts.HewHome); ok {
+		z.a.Protected = append(z.a.Protected, abs)
+		z.danger(ClassProtected, cmdText, "deletes "+abs+" ("+why+")")
+	}
+}

@@ -1,0 +1,110 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hew-dev/hew/internal/execx/execcore"
+)
+
+// RunShell is the run_shell tool.
+type RunShell struct{}
+
+var runShellMeta = newMeta("run_shell", `{
+ "type": "object",
+ "properties": {
+  "command": {"type": "string", "description": "The bash command to run"},
+  "timeout": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000, max 600000)"},
+  "description": {"type": "string", "description": "A few words saying what the command does"}
+ },
+ "required": ["command"],
+ "additionalProperties": false
+}`)
+
+type runShellInput struct {
+	Command     string `json:"command"`
+	Timeout     int    `json:"timeout"`
+	Description string `json:"description"`
+}
+
+func (RunShell) Name() string                  { return runShellMeta.name }
+func (RunShell) Description() string           { return runShellMeta.desc }
+func (RunShell) Schema() json.RawMessage       { return runShellMeta.schema }
+func (RunShell) ReadOnly(json.RawMessage) bool { return false }
+
+// Check refuses an empty command.
+func (RunShell) Check(env *Env, input json.RawMessage) error {
+	in, err := decode[runShellInput](input)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return errors.New("run_shell: command is empty; give the shell command to run")
+	}
+	return nil
+}
+
+// localShell runs commands unsandboxed when the Env has no ShellRunner.
+type localShell struct{}
+
+func (localShell) Run(ctx context.Context, req ShellRequest) (ShellResult, error) {
+	res, err := execcore.Run(ctx, execcore.Options{
+		Command: req.Command, Dir: req.Dir, Env: req.Env,
+		Timeout:   time.Duration(req.TimeoutMS) * time.Millisecond,
+		MaxOutput: req.MaxOutput,
+	})
+	return ShellResult{Output: res.Output, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Truncated: res.Truncated}, err
+}
+
+// Run executes the command through env.Shell in the project root.
+func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+	in, err := decode[runShellInput](input)
+	if err != nil {
+		return Result{}, err
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return Result{}, errors.New("run_shell: command is empty")
+	}
+	var shell ShellRunner = localShell{}
+	req := ShellRequest{Command: in.Command, TimeoutMS: in.Timeout}
+	if env != nil {
+		if env.Shell != nil {
+			shell = env.Shell
+		}
+		req.Dir, req.Env = env.Root, env.Env
+	}
+	timeout := execcore.EffectiveTimeout(time.Duration(in.Timeout) * time.Millisecond)
+	req.TimeoutMS = int(timeout / time.Millisecond)
+	res, err := shell.Run(ctx, req)
+	if err != nil && ctx.Err() == nil {
+		return Result{}, fmt.Errorf("run_shell: %w", err)
+	}
+	var b strings.Builder
+	out := strings.TrimRight(res.Output, "\n")
+	if out != "" {
+		b.WriteString(out)
+		b.WriteString("\n")
+	}
+	if res.Truncated > 0 && !strings.Contains(out, "bytes of output cut") {
+		fmt.Fprintf(&b, "[%d bytes cut from the middle of the output]\n", res.Truncated)
+	}
+	isErr := res.ExitCode != 0
+	switch {
+	case ctx.Err() != nil:
+		b.WriteString("command aborted by the user (process group killed)")
+		isErr = true
+	case res.TimedOut:
+		fmt.Fprintf(&b, "command timed out after %s and was killed (with its process group); raise timeout (max 600000 ms) or run it in the background", timeout)
+		isErr = true
+	default:
+		fmt.Fprintf(&b, "exit code %d", res.ExitCode)
+	}
+	if res.SandboxNote != "" {
+		b.WriteString("\n[" + res.SandboxNote + "]")
+	}
+	return Result{Content: b.String(), IsError: isErr}, nil
+}

@@ -1,0 +1,399 @@
+// Package render draws agent events on a terminal: streamed assistant text
+// (lightweight Markdown on a TTY, verbatim when piped), a spinner while the
+// model or a tool works, one line per tool call with a short result, diffs,
+// todo lists, notices, approval questions and the bell. It only writes;
+// reading input is the REPL's job.
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/term"
+)
+
+// DefaultBellAfter is how long a turn must take before its end rings the bell.
+const DefaultBellAfter = 10 * time.Second
+
+// Options tune a Renderer.
+type Options struct {
+	// Verbose shows full tool results, timings, thinking and cache notes.
+	Verbose bool
+	// BellAfter rings the terminal bell when a turn lasting at least this
+	// long ends; 0 means DefaultBellAfter, a negative value never rings.
+	// A waiting question rings too unless the bell is off.
+	BellAfter time.Duration
+	// ResultLines is how many lines of a tool result are shown (default 5);
+	// Verbose shows all.
+	ResultLines int
+}
+
+// Renderer turns agent events into terminal output. Emit may be called
+// from any goroutine; output stays ordered.
+type Renderer struct {
+	mu   sync.Mutex
+	s    *term.Streams
+	out  io.Writer
+	opts Options
+	st   styles
+	live bool // stdout is a terminal: Markdown, spinner, in-place rewrites
+	now  func() time.Time
+
+	// assistant text of the current line
+	partial strings.Builder
+	shownW  int  // columns of partial already written raw
+	midLine bool // the cursor is not at column 0
+	// lastKind is what the previous block was ("text", "tool"), so text
+	// and tool calls are separated by one blank line.
+	lastKind string
+	md      mdState
+
+	spin      spinner
+	turnStart time.Time
+	lastTool  string            // id of the last tool line printed
+	calls     map[string]string // tool id → its printed call line
+	denied    map[string]bool   // tool ids refused by permissions
+
+	usage   llm.Usage
+	costUSD float64
+	ctxTok  int
+	ctxWin  int
+}
+
+// New returns a renderer writing to s.Out.
+func New(s *term.Streams, opts Options) *Renderer {
+	if opts.BellAfter == 0 {
+		opts.BellAfter = DefaultBellAfter
+	}
+	if opts.ResultLines <= 0 {
+		opts.ResultLines = 5
+	}
+	r := &Renderer{
+		s: s, out: s.Out, opts: opts,
+		st:      styles{on: s.Color},
+		live:    s.OutTTY,
+		now:     time.Now,
+		calls:   map[string]string{},
+		denied:  map[string]bool{},
+		costUSD: -1,
+	}
+	r.spin.tick = defaultTicker
+	return r
+}
+
+// Emit renders one event; it is what agent.Config.Emit should call.
+func (r *Renderer) Emit(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch ev := e.(type) {
+	case agent.TurnStarted:
+		r.turnStart = r.now()
+		r.calls, r.denied, r.lastTool, r.lastKind = map[string]string{}, map[string]bool{}, "", ""
+		r.md = mdState{}
+	case agent.RequestStarted:
+		r.endLine()
+		r.startSpinner("Thinking")
+	case agent.TextDelta:
+		r.text(ev.Text)
+	case agent.ThinkingDelta:
+		if t := sanitize(ev.Text); r.opts.Verbose && t != "" {
+			r.stopSpinner()
+			if r.partial.Len() > 0 {
+				r.finishLine()
+			}
+			r.write(r.st.dim(t))
+			r.midLine = !strings.HasSuffix(t, "\n")
+		}
+	case agent.ToolStarted:
+		r.toolStarted(ev)
+	case agent.ToolFinished:
+		r.toolFinished(ev)
+	case agent.PermissionDecided:
+		if ev.Decision == string(permissionDeny) {
+			r.denied[ev.ID] = true
+			r.pause()
+			r.line(r.st.red("✗ ") + r.st.bold(ev.Tool) + " " + r.st.red("denied") + r.st.dim(": "+oneLine(ev.Reason)))
+		}
+	case agent.ApprovalRequest:
+		r.pause()
+	case agent.Notice:
+		r.pause()
+		r.notice(ev.Level, ev.Text)
+	case agent.UsageUpdated:
+		r.usage, r.costUSD = ev.Total, ev.CostUSD
+	case agent.ContextUpdated:
+		r.ctxTok, r.ctxWin = ev.Tokens, ev.Window
+	case agent.Compacted:
+		if ev.Tier >= 4 || r.opts.Verbose {
+			r.pause()
+			msg := fmt.Sprintf("context compacted: %s → %s tokens", kTokens(ev.TokensBefore), kTokens(ev.TokensAfter))
+			if ev.Reason != "" {
+				msg += " (" + ev.Reason + ")"
+			}
+			r.notice("info", msg)
+		}
+	case agent.CacheMissUnexpected:
+		if r.opts.Verbose {
+			r.pause()
+			r.notice("warn", "prompt cache missed: "+ev.Reason)
+		}
+	case agent.TurnEnded:
+		r.turnEnded(ev.Result)
+	}
+}
+
+const permissionDeny = "deny"
+
+// Close stops the spinner; the renderer stays usable.
+func (r *Renderer) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopSpinner()
+}
+
+// Pause stops the spinner and ends a half-written line so that other
+// output (a question, a command's answer) starts on a clean line.
+func (r *Renderer) Pause() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pause()
+}
+
+// Println writes one line of REPL output after pausing the live display.
+func (r *Renderer) Println(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pause()
+	r.line(s)
+}
+
+// Notice writes one dim line (level "warn" or "error" is coloured).
+func (r *Renderer) Notice(level, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pause()
+	r.notice(level, text)
+}
+
+// Style helpers for the REPL's own messages; they follow the colour setting.
+
+// Dim returns s dimmed.
+func (r *Renderer) Dim(s string) string { return r.st.dim(s) }
+
+// Bold returns s in bold.
+func (r *Renderer) Bold(s string) string { return r.st.bold(s) }
+
+// Error returns s in the error colour.
+func (r *Renderer) Error(s string) string { return r.st.red(s) }
+
+// Context returns the last reported context use (tokens, window); zeros
+// before the first request.
+func (r *Renderer) Context() (tokens, window int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ctxTok, r.ctxWin
+}
+
+// Bell rings the terminal bell on a TTY unless the bell is off.
+func (r *Renderer) Bell() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bell()
+}
+
+func (r *Renderer) bell() {
+	if r.live && r.opts.BellAfter > 0 {
+		r.write("\a")
+	}
+}
+
+func (r *Renderer) pause() {
+	r.stopSpinner()
+	r.endLine()
+}
+
+func (r *Renderer) write(s string) { _, _ = io.WriteString(r.out, s) }
+
+// line writes s and a newline; the cursor must be at column 0.
+func (r *Renderer) line(s string) {
+	r.write(s + "\n")
+	r.midLine = false
+}
+
+func (r *Renderer) notice(level, text string) {
+	text = oneLine(sanitize(text))
+	switch level {
+	case "error":
+		r.line(r.st.red("! " + text))
+	case "warn":
+		r.line(r.st.yellow("! " + text))
+	default:
+		r.line(r.st.dim("· " + text))
+	}
+}
+
+// text streams assistant text. When piped it is written verbatim. On a
+// terminal each piece is written as it arrives and the finished line is
+// redrawn with Markdown styling.
+func (r *Renderer) text(t string) {
+	r.stopSpinner()
+	t = sanitize(t)
+	if t == "" {
+		return
+	}
+	if r.lastKind == "tool" {
+		r.write("\n")
+	}
+	r.lastKind = "text"
+	if !r.live {
+		r.write(t)
+		r.midLine = !strings.HasSuffix(t, "\n")
+		return
+	}
+	for {
+		i := strings.IndexByte(t, '\n')
+		piece := t
+		if i >= 0 {
+			piece = t[:i]
+		}
+		if piece != "" {
+			r.partial.WriteString(piece)
+			r.write(piece)
+			r.shownW += Width(piece)
+			r.midLine = true
+		}
+		if i < 0 {
+			return
+		}
+		r.finishLine()
+		t = t[i+1:]
+	}
+}
+
+// finishLine redraws the current text line styled and ends it.
+func (r *Renderer) finishLine() {
+	raw := r.partial.String()
+	styled := r.md.line(raw, r.st, r.s.Width())
+	if styled != raw {
+		r.erase(r.shownW)
+		r.write(styled)
+	}
+	r.write("\n")
+	r.partial.Reset()
+	r.shownW, r.midLine = 0, false
+}
+
+// erase moves to the start of a line of w columns already on screen
+// (possibly wrapped over several rows) and clears to the end of the screen.
+func (r *Renderer) erase(w int) {
+	width := max(r.s.Width(), 1)
+	rows := 1
+	if w > 0 {
+		rows = (w-1)/width + 1
+	}
+	r.write("\r")
+	if rows > 1 {
+		r.write(fmt.Sprintf("\x1b[%dA", rows-1))
+	}
+	r.write("\x1b[J")
+}
+
+// endLine finishes any half-written line.
+func (r *Renderer) endLine() {
+	if r.partial.Len() > 0 {
+		r.finishLine()
+		return
+	}
+	if r.midLine {
+		r.write("\n")
+		r.midLine = false
+	}
+}
+
+func (r *Renderer) turnEnded(res agent.TurnResult) {
+	r.pause()
+	switch res.StopReason {
+	case agent.StopCompleted, "":
+	case agent.StopAborted:
+		r.line(r.st.yellow("⏹ Interrupted") + r.st.dim(" · the conversation is kept"))
+	case agent.StopError:
+		msg := res.Err
+		if msg == "" {
+			msg = "the turn failed"
+		}
+		r.line(r.st.red("✗ Error: " + oneLine(msg)))
+	case agent.StopMaxTurns:
+		r.line(r.st.yellow("⏹ Stopped: the turn limit was reached"))
+	case agent.StopMaxBudget:
+		r.line(r.st.yellow("⏹ Stopped: the token or cost budget was reached"))
+	case agent.StopGoalMet:
+		r.line(r.st.green("✓ Goal met"))
+	case agent.StopGoalImpossible:
+		r.line(r.st.yellow("⏹ Goal judged impossible"))
+	default:
+		r.line(r.st.yellow("⏹ Stopped: " + string(res.StopReason)))
+	}
+	if r.opts.Verbose {
+		r.line(r.st.dim(fmt.Sprintf("· %d round trips · %d tool calls · %s in / %s out · %s · %s",
+			res.RoundTrips, res.ToolCalls, kTokens(res.Usage.InputTokens+res.Usage.CacheReadTokens+res.Usage.CacheWriteTokens),
+			kTokens(res.Usage.OutputTokens), FormatCost(res.CostUSD), FormatDuration(time.Duration(res.DurationMS)*time.Millisecond))))
+	}
+	if !r.turnStart.IsZero() && r.now().Sub(r.turnStart) >= r.opts.BellAfter {
+		r.bell()
+	}
+	r.turnStart = time.Time{}
+}
+
+// oneLine collapses s to its first line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// kTokens prints a token count compactly: 950, 12.3k, 1.2M.
+func kTokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// FormatTokens prints a token count compactly (950, 1.2k, 12k, 1.2M).
+func FormatTokens(n int) string { return kTokens(n) }
+
+// FormatCost prints a USD estimate, or "cost unknown" for -1.
+func FormatCost(usd float64) string {
+	switch {
+	case usd < 0:
+		return "cost unknown"
+	case usd == 0:
+		return "$0.00"
+	case usd < 0.01:
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+// FormatDuration prints 850ms, 4.2s, 3m05s.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

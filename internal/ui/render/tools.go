@@ -1,0 +1,216 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+const (
+	resultFirst = "  ⎿  "
+	resultRest  = "     "
+	diffLines   = 40 // diff lines shown without --verbose
+)
+
+func (r *Renderer) toolStarted(ev agent.ToolStarted) {
+	r.pause()
+	if r.lastKind == "text" {
+		r.write("\n")
+	}
+	r.lastKind = "tool"
+	call := r.callLine(ev.Name, ev.Summary, ev.Input)
+	r.calls[ev.ID] = call
+	r.lastTool = ev.ID
+	r.line(r.st.blue("●") + " " + call)
+	r.startSpinner("Running " + ev.Name)
+}
+
+func (r *Renderer) callLine(name, summary string, input json.RawMessage) string {
+	if summary == "" {
+		summary = summarize(input)
+	}
+	summary = oneLine(sanitize(summary))
+	room := r.s.Width() - Width(name) - 3
+	if summary == "" || room < 4 {
+		return r.st.bold(name)
+	}
+	return r.st.bold(name) + " " + Truncate(summary, room)
+}
+
+func (r *Renderer) toolFinished(ev agent.ToolFinished) {
+	r.pause()
+	if r.denied[ev.ID] {
+		return
+	}
+	if r.lastTool != ev.ID {
+		call, ok := r.calls[ev.ID]
+		if !ok {
+			call = r.st.bold(ev.Name)
+		}
+		r.line(r.st.blue("●") + " " + call)
+	}
+	r.lastTool = ""
+	var body []string
+	switch {
+	case len(ev.Todos) > 0:
+		body = r.todoLines(ev.Todos)
+	case ev.Display != "" && !ev.IsError:
+		body = r.limit(r.diffLines(sanitize(ev.Display)), diffLines)
+	default:
+		res := strings.TrimRight(sanitize(ev.Result), "\n")
+		if strings.TrimSpace(res) == "" {
+			body = []string{r.st.dim("(no output)")}
+			break
+		}
+		body = r.limit(strings.Split(res, "\n"), r.opts.ResultLines)
+		if ev.IsError {
+			for i, l := range body {
+				body[i] = r.st.red(l)
+			}
+		}
+	}
+	if r.opts.Verbose && ev.Elapsed > 0 {
+		body = append(body, r.st.dim("took "+FormatDuration(ev.Elapsed.Round(time.Millisecond))))
+	}
+	for i, l := range body {
+		prefix := resultRest
+		if i == 0 {
+			prefix = resultFirst
+		}
+		r.line(r.st.dim(prefix) + l)
+	}
+}
+
+// limit keeps at most n lines (all when verbose), each cut to the width.
+func (r *Renderer) limit(lines []string, n int) []string {
+	room := max(r.s.Width()-Width(resultFirst), 10)
+	more := 0
+	if !r.opts.Verbose && len(lines) > n {
+		more = len(lines) - n
+		lines = lines[:n]
+	}
+	out := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		if !strings.Contains(l, "\x1b[") {
+			l = Truncate(l, room)
+		}
+		out = append(out, l)
+	}
+	if more > 0 {
+		out = append(out, r.st.dim(fmt.Sprintf("… +%d lines (--verbose shows all)", more)))
+	}
+	return out
+}
+
+// diffLines colours a unified diff: additions green, removals red, hunk
+// headers cyan. Text that is not a diff is returned as lines, uncoloured.
+func (r *Renderer) diffLines(d string) []string {
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
+	if !strings.Contains(d, "@@") {
+		return lines
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		room := max(r.s.Width()-Width(resultFirst), 10)
+		if r.opts.Verbose {
+			room = 1 << 30
+		}
+		l = Truncate(l, room)
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			out[i] = r.st.bold(l)
+		case strings.HasPrefix(l, "+"):
+			out[i] = r.st.green(l)
+		case strings.HasPrefix(l, "-"):
+			out[i] = r.st.red(l)
+		case strings.HasPrefix(l, "@@"):
+			out[i] = r.st.cyan(l)
+		default:
+			out[i] = l
+		}
+	}
+	return out
+}
+
+func (r *Renderer) todoLines(todos []tools.Todo) []string {
+	out := make([]string, 0, len(todos))
+	for _, t := range todos {
+		text := oneLine(sanitize(t.Content))
+		switch t.Status {
+		case "completed":
+			out = append(out, r.st.green("☒")+" "+r.st.dim(text))
+		case "in_progress":
+			out = append(out, r.st.yellow("◐")+" "+r.st.bold(text))
+		default:
+			out = append(out, "☐ "+text)
+		}
+	}
+	return out
+}
+
+// summarize is the fallback one-line description of a call's input when
+// the event carries none: the most telling string field.
+func summarize(input json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "description", "name", "prompt"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// ShowApproval prints an approval question: the tool, the exact command,
+// path or URL, why it asks, and the diff for edits, then the choices. The
+// cursor is left after the choices for the answer; call Answered next.
+func (r *Renderer) ShowApproval(req agent.ApprovalRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pause()
+	head := r.st.yellow("?") + " " + r.st.bold("Allow "+req.Tool+"?")
+	if req.Reason != "" {
+		head += r.st.dim("  (" + oneLine(sanitize(req.Reason)) + ")")
+	}
+	r.line(head)
+	subject := req.Subject
+	if subject == "" {
+		subject = summarize(req.Input)
+	}
+	for _, l := range strings.Split(strings.TrimRight(sanitize(subject), "\n"), "\n") {
+		if l != "" || subject != "" {
+			r.line(r.st.dim("  │ ") + l)
+		}
+	}
+	if req.Diff != "" {
+		for _, l := range r.limit(r.diffLines(sanitize(req.Diff)), diffLines) {
+			r.line("    " + l)
+		}
+	}
+	r.write(r.st.dim("  ") + r.st.bold("y") + r.st.dim(" yes · ") + r.st.bold("n") + r.st.dim(" no · ") +
+		r.st.bold("a") + r.st.dim(" yes for this session › "))
+	r.midLine = true
+	r.bell()
+}
+
+// Answered ends an approval question with the answer given.
+func (r *Renderer) Answered(a agent.Approval) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch a {
+	case agent.ApproveOnce:
+		r.write(r.st.green("yes"))
+	case agent.ApproveSession:
+		r.write(r.st.green("yes, for this session"))
+	default:
+		r.write(r.st.red("no"))
+	}
+	r.write("\n")
+	r.midLine = false
+}

@@ -1,0 +1,262 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/ui/render"
+)
+
+// command is one slash command.
+type command struct {
+	name, args, help string
+	run              func(ss *session, ctx context.Context, args string)
+}
+
+// commands lists the slash commands in /help order.
+var commands []command
+
+// unavailable are SPEC commands this build does not have yet; they say so
+// rather than pretend.
+var unavailable = []string{"goal", "loop", "skills", "memory", "remember"}
+
+func init() {
+	commands = []command{
+		{"help", "", "list the commands", (*session).cmdHelp},
+		{"clear", "", "start a fresh conversation (same session settings)", (*session).cmdClear},
+		{"compact", "[focus]", "summarise the conversation to free context", (*session).cmdCompact},
+		{"cost", "", "tokens used and estimated cost", (*session).cmdCost},
+		{"status", "", "session, model, mode, tokens, cache and context use", (*session).cmdStatus},
+		{"model", "[NAME]", "show or switch the model", (*session).cmdModel},
+		{"mode", "[MODE]", "show or switch the permission mode", (*session).cmdMode},
+		{"plan", "", "switch to plan mode (read-only until you approve a plan)", (*session).cmdPlan},
+		{"resume", "[ID|N]", "list this directory's sessions, or resume one", (*session).cmdResume},
+		{"exit", "", "leave hew (also /quit, Ctrl+D)", (*session).cmdExit},
+	}
+}
+
+func (ss *session) command(ctx context.Context, name, args string) {
+	if name == "quit" {
+		name = "exit"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			c.run(ss, ctx, args)
+			return
+		}
+	}
+	for _, u := range unavailable {
+		if u == name {
+			ss.printf("/%s is not available in this build.", name)
+			return
+		}
+	}
+	ss.r.Println(ss.r.Error(fmt.Sprintf("Unknown command /%s.", name)) + " Type /help for the list (start a message with // to send a leading slash).")
+}
+
+func (ss *session) cmdHelp(context.Context, string) {
+	ss.r.Println(ss.r.Bold("Commands"))
+	for _, c := range commands {
+		use := "/" + c.name
+		if c.args != "" {
+			use += " " + c.args
+		}
+		ss.printf("  %-18s %s", use, ss.r.Dim(c.help))
+	}
+	ss.printf("  %s", ss.r.Dim("not in this build: /"+strings.Join(unavailable, ", /")))
+	ss.r.Println(ss.r.Bold("Keys"))
+	ss.printf("  %-18s %s", "Ctrl+C", ss.r.Dim("stop the running turn; twice at an empty prompt to exit"))
+	if ss.s.InTTY {
+		ss.printf("  %-18s %s", "Ctrl+R", ss.r.Dim("search the input history"))
+		ss.printf("  %-18s %s", "paste", ss.r.Dim("a multi-line paste is sent as one message"))
+	}
+}
+
+func (ss *session) cmdClear(context.Context, string) {
+	ss.ag.Clear()
+	ss.r.Println(ss.r.Dim("Conversation cleared."))
+}
+
+func (ss *session) cmdCompact(ctx context.Context, focus string) {
+	ss.r.Println(ss.r.Dim("Compacting the conversation…"))
+	var err error
+	ss.turn(ctx, func(c context.Context) { err = ss.ag.Compact(c, focus) })
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() == nil:
+		ss.r.Notice("warn", "compaction interrupted; the conversation is unchanged")
+	case err != nil:
+		ss.r.Notice("error", "compaction failed: "+err.Error())
+	default:
+		ss.r.Println(ss.r.Dim("Conversation compacted."))
+	}
+}
+
+func (ss *session) cmdCost(context.Context, string) {
+	u, cost := ss.ag.Usage()
+	ss.printf("%s in (%s cache read, %s cache write) · %s out · %s",
+		render.FormatTokens(u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens),
+		render.FormatTokens(u.CacheReadTokens), render.FormatTokens(u.CacheWriteTokens),
+		render.FormatTokens(u.OutputTokens), costText(cost))
+}
+
+func costText(cost float64) string {
+	if cost < 0 {
+		return "cost unknown for this model"
+	}
+	return render.FormatCost(cost) + " (estimate)"
+}
+
+func (ss *session) cmdStatus(context.Context, string) {
+	for _, l := range ss.statusLines() {
+		ss.r.Println(l)
+	}
+}
+
+// statusLines renders /status.
+func (ss *session) statusLines() []string {
+	u, cost := ss.ag.Usage()
+	info := SessionInfo{CacheHitRate: -1}
+	if ss.opts.Session != nil {
+		info = ss.opts.Session()
+	}
+	tok, win := info.ContextTokens, info.ContextWindow
+	if tok == 0 {
+		tok, win = ss.r.Context()
+	}
+	if win == 0 {
+		win = llm.LookupModel(ss.model).ContextWindow
+	}
+	ctxText := "no request yet"
+	if tok > 0 && win > 0 {
+		ctxText = fmt.Sprintf("%d%% of %s tokens (%s used)", tok*100/win, render.FormatTokens(win), render.FormatTokens(tok))
+	}
+	rate := info.CacheHitRate
+	if rate < 0 {
+		rate = cacheHitRate(u)
+	}
+	rateText := "no cache reads yet"
+	if rate >= 0 {
+		rateText = fmt.Sprintf("%.0f%% of input read from cache", rate*100)
+	}
+	model := ss.model
+	if ss.opts.Provider != "" {
+		model += " (" + ss.opts.Provider + ")"
+	}
+	id := info.ID
+	if id == "" {
+		id = "not recorded"
+	}
+	row := func(k, v string) string { return fmt.Sprintf("%-9s %s", ss.r.Dim(k), v) }
+	if ss.r.Dim("x") != "x" { // keep columns aligned when the label is styled
+		row = func(k, v string) string { return ss.r.Dim(fmt.Sprintf("%-9s", k)) + " " + v }
+	}
+	return []string{
+		row("session", id),
+		row("model", model),
+		row("mode", string(ss.ag.Mode())),
+		row("context", ctxText),
+		row("tokens", fmt.Sprintf("in %s · out %s · cache read %s · cache write %s",
+			render.FormatTokens(u.InputTokens), render.FormatTokens(u.OutputTokens),
+			render.FormatTokens(u.CacheReadTokens), render.FormatTokens(u.CacheWriteTokens))),
+		row("cache", rateText),
+		row("cost", costText(cost)),
+	}
+}
+
+// cacheHitRate is the share of prompt tokens served from the cache, or -1
+// before any prompt tokens were counted.
+func cacheHitRate(u llm.Usage) float64 {
+	total := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	if total == 0 {
+		return -1
+	}
+	return float64(u.CacheReadTokens) / float64(total)
+}
+
+func (ss *session) cmdModel(_ context.Context, name string) {
+	if name == "" {
+		ss.printf("Model: %s", ss.model)
+		return
+	}
+	if ss.opts.NewProvider == nil {
+		ss.r.Notice("error", "switching models is not available in this session")
+		return
+	}
+	p, err := ss.opts.NewProvider(name)
+	if err != nil {
+		ss.r.Notice("error", "cannot use model "+name+": "+err.Error())
+		return
+	}
+	ss.ag.SetModel(p, name)
+	ss.model = name
+	ss.printf("Model: %s", name)
+}
+
+// modes are the permission modes /mode accepts, in SPEC order.
+var modes = []permission.Mode{permission.ModeDefault, permission.ModePlan, permission.ModeAcceptEdits,
+	permission.ModeBypass, permission.ModeDontAsk, permission.ModeAuto}
+
+func (ss *session) cmdMode(_ context.Context, arg string) {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	if arg == "" {
+		ss.printf("Mode: %s %s", ss.ag.Mode(), ss.r.Dim("(one of "+strings.Join(names, ", ")+")"))
+		return
+	}
+	for _, m := range modes {
+		if strings.EqualFold(string(m), arg) {
+			ss.ag.SetMode(m)
+			ss.printf("Mode: %s", m)
+			return
+		}
+	}
+	ss.r.Notice("error", fmt.Sprintf("unknown mode %q; use one of %s", arg, strings.Join(names, ", ")))
+}
+
+func (ss *session) cmdPlan(ctx context.Context, _ string) {
+	ss.cmdMode(ctx, string(permission.ModePlan))
+}
+
+func (ss *session) cmdResume(_ context.Context, arg string) {
+	if ss.opts.ListSessions == nil || ss.opts.Resume == nil {
+		ss.r.Notice("error", "resuming is not available in this session")
+		return
+	}
+	list, err := ss.opts.ListSessions()
+	if err != nil {
+		ss.r.Notice("error", "listing sessions: "+err.Error())
+		return
+	}
+	if arg == "" {
+		if len(list) == 0 {
+			ss.printf("No earlier sessions in this directory.")
+			return
+		}
+		for i, s := range list[:min(len(list), 10)] {
+			title := render.Truncate(strings.Join(strings.Fields(s.Title), " "), 50)
+			ss.printf("  %2d. %s  %s  %s", i+1, s.ID, ss.r.Dim(s.Updated.Format("2006-01-02 15:04")), title)
+		}
+		ss.r.Println(ss.r.Dim("Type /resume N or /resume ID."))
+		return
+	}
+	id := arg
+	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(list) {
+		id = list[n-1].ID
+	}
+	if err := ss.opts.Resume(id); err != nil {
+		ss.r.Notice("error", "resume "+id+": "+err.Error())
+		return
+	}
+	ss.printf("Resumed session %s (%d messages).", id, len(ss.ag.History()))
+}
+
+func (ss *session) cmdExit(context.Context, string) {
+	ss.done, ss.exitCode = true, ExitOK
+}

@@ -1,0 +1,85 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/reeflective/readline"
+
+	"github.com/hew-dev/hew/internal/term"
+)
+
+// ttyReader edits lines with reeflective/readline: emacs/vi keys, history
+// with Ctrl+R search, correct wide characters, and bracketed paste so a
+// multi-line paste arrives as one message.
+type ttyReader struct {
+	rl     *readline.Shell
+	prompt string
+}
+
+func newTTYReader(historyFile string) (*ttyReader, error) {
+	rl := readline.NewShell()
+	_ = rl.Config.Set("enable-bracketed-paste", true)
+	t := &ttyReader{rl: rl}
+	rl.Prompt.Primary(func() string { return t.prompt })
+	rl.Prompt.Secondary(func() string { return "  " })
+	if historyFile == "" {
+		return t, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(historyFile), 0o700); err != nil {
+		return t, fmt.Errorf("history not kept: %w", err)
+	}
+	rl.History.AddFromFile("history", historyFile)
+	return t, nil
+}
+
+func (t *ttyReader) Read(_ context.Context, prompt string) (string, error) {
+	t.prompt = prompt
+	line, err := t.rl.Readline()
+	if errors.Is(err, readline.ErrInterrupt) {
+		return line, errInterrupt
+	}
+	return line, err
+}
+
+func (t *ttyReader) Close() {}
+
+// scanReader reads one line per message from a pipe or file, so a session
+// can be scripted. Ctrl+C (a signal here) interrupts the wait.
+type scanReader struct {
+	s    *term.Streams
+	ints <-chan os.Signal
+	echo bool // print the prompt (output is a terminal)
+}
+
+func (sr *scanReader) Read(ctx context.Context, prompt string) (string, error) {
+	if sr.echo {
+		_, _ = io.WriteString(sr.s.Out, prompt)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	interrupted := make(chan bool, 1)
+	go func() {
+		select {
+		case <-sr.ints:
+			interrupted <- true
+			cancel()
+		case <-rctx.Done():
+			interrupted <- false
+		}
+	}()
+	line, err := sr.s.ReadLine(rctx)
+	cancel()
+	if <-interrupted {
+		if sr.echo {
+			_, _ = io.WriteString(sr.s.Out, "\n")
+		}
+		return line, errInterrupt // a line that raced the Ctrl+C is discarded
+	}
+	return line, err
+}
+
+func (sr *scanReader) Close() {}

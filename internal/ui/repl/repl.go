@@ -1,0 +1,275 @@
+// Package repl is hew's interactive front-end: a line editor on a terminal
+// (plain line reading when stdin is a pipe, so sessions can be scripted),
+// slash commands, strict one-turn-at-a-time execution, Ctrl+C handling and
+// approval questions. Output goes through internal/ui/render.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/term"
+	"github.com/hew-dev/hew/internal/ui/render"
+)
+
+// Agent is what the REPL needs of the runtime; *agent.Agent implements it.
+type Agent interface {
+	Run(ctx context.Context, prompt string) agent.TurnResult
+	History() []llm.Message
+	SetModel(p llm.Provider, model string)
+	SetMode(m permission.Mode)
+	Mode() permission.Mode
+	Compact(ctx context.Context, focus string) error
+	Usage() (llm.Usage, float64)
+	Clear()
+}
+
+// SessionInfo is what /status reports about the session beyond usage.
+type SessionInfo struct {
+	ID string
+	// ContextTokens and ContextWindow give the context use; zero values
+	// fall back to the last reported use and the model's known window.
+	ContextTokens, ContextWindow int
+	// CacheHitRate in [0,1]; negative means "compute it from usage".
+	CacheHitRate float64
+}
+
+// SessionSummary is one resumable session, as /resume lists it.
+type SessionSummary struct {
+	ID       string
+	Updated  time.Time
+	Title    string // e.g. the first prompt
+	Messages int
+}
+
+// Options is everything Run needs. Streams, Agent and Renderer are
+// required; the callbacks may be nil, and the commands that need them then
+// say they are unavailable.
+type Options struct {
+	Streams  *term.Streams
+	Agent    Agent
+	Renderer *render.Renderer
+	// Approver must be the one handed to agent.Config (NewApprover), so
+	// questions and the prompt share the input; nil if approvals never ask.
+	Approver *Approver
+
+	// Model and Provider name the starting model, for the banner and /status.
+	Model    string
+	Provider string
+	// HistoryFile is where typed lines are kept ($HEW_HOME/history); empty
+	// keeps history in memory only.
+	HistoryFile string
+	// NewProvider builds a provider for /model NAME.
+	NewProvider func(model string) (llm.Provider, error)
+	// Session reports the session id and context figures for /status.
+	Session func() SessionInfo
+	// ListSessions lists this directory's sessions, newest first, for /resume.
+	ListSessions func() ([]SessionSummary, error)
+	// Resume loads a session by id into the agent (SetHistory) and makes it
+	// the one being recorded.
+	Resume func(id string) error
+	// Banner is printed once at start (e.g. version and working directory).
+	Banner string
+
+	// Interrupts delivers Ctrl+C while the terminal is in cooked mode; nil
+	// subscribes to os.Interrupt for the duration of Run.
+	Interrupts <-chan os.Signal
+}
+
+// Exit codes of Run. A user-requested exit (/exit, Ctrl+D, a double Ctrl+C
+// at an empty prompt) is a normal end of an interactive session, so it
+// returns 0; ExitInterrupted is kept for the process being told to stop
+// (the Run context cancelled, e.g. SIGTERM).
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitInterrupted = 130
+)
+
+// exitWindow is how soon a second Ctrl+C at an empty prompt must follow
+// the first to exit.
+const exitWindow = 2 * time.Second
+
+// timeNow is the clock for the double-Ctrl+C window (tests replace it).
+var timeNow = time.Now
+
+// errInterrupt is Ctrl+C at the prompt.
+var errInterrupt = errors.New("interrupt")
+
+// lineReader reads one message from the user.
+type lineReader interface {
+	// Read returns a line (possibly several lines of a paste), errInterrupt
+	// on Ctrl+C, io.EOF when input ends.
+	Read(ctx context.Context, prompt string) (string, error)
+	Close()
+}
+
+type session struct {
+	opts     Options
+	s        *term.Streams
+	r        *render.Renderer
+	ag       Agent
+	in       lineReader
+	ints     <-chan os.Signal
+	now      func() time.Time
+	model    string
+	lastInt  time.Time
+	exitCode int
+	done     bool
+}
+
+// Run runs the interactive loop until the user exits or ctx ends, and
+// returns the process exit code.
+func Run(ctx context.Context, opts Options) int {
+	if opts.Streams == nil || opts.Agent == nil || opts.Renderer == nil {
+		return ExitError
+	}
+	ss := &session{opts: opts, s: opts.Streams, r: opts.Renderer, ag: opts.Agent, now: timeNow, model: opts.Model}
+	ss.ints = opts.Interrupts
+	if ss.ints == nil {
+		ch := make(chan os.Signal, 4)
+		signal.Notify(ch, os.Interrupt)
+		defer signal.Stop(ch)
+		ss.ints = ch
+	}
+	if ss.s.InTTY && ss.s.StdinIsOS() {
+		in, err := newTTYReader(opts.HistoryFile)
+		if err != nil {
+			ss.r.Notice("warn", err.Error())
+		}
+		ss.in = in
+	} else {
+		ss.in = &scanReader{s: ss.s, ints: ss.ints, echo: ss.s.OutTTY}
+	}
+	defer ss.in.Close()
+	defer ss.r.Close()
+	return ss.loop(ctx)
+}
+
+func (ss *session) loop(ctx context.Context) int {
+	if ss.opts.Banner != "" {
+		ss.r.Println(ss.opts.Banner)
+	}
+	if ss.s.InTTY {
+		ss.r.Println(ss.r.Dim("Type a task, /help for commands, Ctrl+C to stop a turn, /exit to leave."))
+	}
+	for !ss.done {
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
+		line, err := ss.in.Read(ctx, ss.prompt())
+		switch {
+		case errors.Is(err, errInterrupt):
+			if line != "" {
+				continue // Ctrl+C on a typed line discards it, like a shell
+			}
+			if !ss.lastInt.IsZero() && ss.now().Sub(ss.lastInt) <= exitWindow {
+				return ExitOK
+			}
+			ss.lastInt = ss.now()
+			ss.r.Println(ss.r.Dim("Press Ctrl+C again to exit (or type /exit)."))
+			continue
+		case errors.Is(err, io.EOF):
+			return ExitOK
+		case ctx.Err() != nil:
+			return ExitInterrupted
+		case err != nil:
+			ss.r.Notice("error", err.Error())
+			return ExitError
+		}
+		ss.lastInt = time.Time{}
+		ss.handle(ctx, line)
+	}
+	return ss.exitCode
+}
+
+func (ss *session) prompt() string {
+	mode := ss.ag.Mode()
+	p := "› "
+	if mode != "" && mode != permission.ModeDefault {
+		p = "[" + string(mode) + "] › "
+	}
+	if ss.s.Color {
+		return "\x1b[1;36m" + p + "\x1b[0m"
+	}
+	return p
+}
+
+// handle dispatches one input: a slash command or a message to the agent.
+func (ss *session) handle(ctx context.Context, line string) {
+	text := strings.TrimSpace(line)
+	if text == "" {
+		return
+	}
+	if cmd, args, ok := parseCommand(text); ok {
+		ss.command(ctx, cmd, args)
+		return
+	}
+	if strings.HasPrefix(text, "//") { // "//x" sends "/x" literally
+		line = strings.TrimPrefix(strings.TrimLeft(line, " "), "/")
+	}
+	ss.turn(ctx, func(c context.Context) { ss.ag.Run(c, line) })
+	ss.r.Println("")
+}
+
+// parseCommand recognises "/name args". A first word with another slash
+// ("/usr/bin is …") is a path, not a command.
+func parseCommand(text string) (name, args string, ok bool) {
+	if !strings.HasPrefix(text, "/") || strings.HasPrefix(text, "//") {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(text[1:], " ")
+	if name == "" || strings.Contains(name, "/") {
+		return "", "", false
+	}
+	return strings.ToLower(name), strings.TrimSpace(args), true
+}
+
+// turn runs work with a context that Ctrl+C cancels, and waits for it to
+// return: one turn at a time, and the session is consistent afterwards.
+func (ss *session) turn(ctx context.Context, work func(context.Context)) {
+	drain(ss.ints)
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		work(tctx)
+	}()
+	stopping := false
+	for {
+		select {
+		case <-done:
+			return
+		case <-ss.ints:
+			if stopping {
+				ss.r.Notice("info", "still stopping…")
+			}
+			stopping = true
+			cancel()
+		}
+	}
+}
+
+func drain(ch <-chan os.Signal) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}
+
+func (ss *session) printf(format string, args ...any) {
+	ss.r.Println(fmt.Sprintf(format, args...))
+}

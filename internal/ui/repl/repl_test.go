@@ -1,0 +1,260 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/term"
+	"github.com/hew-dev/hew/internal/ui/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+type rig struct {
+	ag   *fakeAgent
+	s    *term.Streams
+	out  *syncBuffer
+	ints chan os.Signal
+	opts Options
+}
+
+// newRig wires a fake agent, piped-style streams and a renderer like
+// internal/app does.
+func newRig(in io.Reader) *rig {
+	s, _, _, _ := term.Test()
+	out := &syncBuffer{}
+	s.In, s.Out = in, out
+	r := render.New(s, render.Options{})
+	ag := newFakeAgent()
+	ag.emit = r.Emit
+	ap := NewApprover(s, r)
+	ag.approver = ap
+	ints := make(chan os.Signal, 4)
+	sessions := []SessionSummary{
+		{ID: "01JOLDER", Updated: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Title: "fix the\nflaky test", Messages: 4},
+	}
+	return &rig{ag: ag, s: s, out: out, ints: ints, opts: Options{
+		Streams: s, Agent: ag, Renderer: r, Approver: ap, Model: "claude-sonnet-4-5", Provider: "anthropic",
+		Interrupts: ints,
+		NewProvider: func(model string) (llm.Provider, error) {
+			if model == "broken" {
+				return nil, errors.New("no key for this provider")
+			}
+			return nil, nil
+		},
+		Session:      func() SessionInfo { return SessionInfo{ID: "01JSESSION", CacheHitRate: -1} },
+		ListSessions: func() ([]SessionSummary, error) { return sessions, nil },
+		Resume: func(id string) error {
+			if id != "01JOLDER" {
+				return errors.New("no such session")
+			}
+			return nil
+		},
+	}}
+}
+
+func TestScriptedSession(t *testing.T) {
+	script := strings.Join([]string{
+		"hello there", "", "/help", "/status", "/cost", "/mode plan", "/mode nonsense", "/mode",
+		"/plan", "/mode default", "/model", "/model gpt-5", "/model broken", "/goal ship it", "/memory",
+		"/frobnicate", "/usr/bin/env is a path", "//help literally", "/compact keep the API notes",
+		"/clear", "/resume", "/resume 1", "/resume nope", "/exit", "never read",
+	}, "\n") + "\n"
+	rg := newRig(strings.NewReader(script))
+	code := Run(context.Background(), rg.opts)
+	if code != ExitOK {
+		t.Errorf("exit code = %d, want %d", code, ExitOK)
+	}
+	wantPrompts := []string{"hello there", "/usr/bin/env is a path", "/help literally"}
+	if got := rg.ag.gotPrompts(); !slices.Equal(got, wantPrompts) {
+		t.Errorf("prompts sent = %q, want %q", got, wantPrompts)
+	}
+	if rg.ag.model != "gpt-5" || rg.ag.cleared != 1 || !slices.Equal(rg.ag.compacts, []string{"keep the API notes"}) {
+		t.Errorf("model=%q cleared=%d compacts=%q", rg.ag.model, rg.ag.cleared, rg.ag.compacts)
+	}
+	golden(t, "scripted_session", rg.out.String())
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file (run go test -update): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}
+
+func TestEndOfInputExits(t *testing.T) {
+	rg := newRig(strings.NewReader("one\ntwo"))
+	if code := Run(context.Background(), rg.opts); code != ExitOK {
+		t.Fatalf("exit code = %d", code)
+	}
+	if got := rg.ag.gotPrompts(); !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("prompts = %q", got)
+	}
+}
+
+func TestCtrlCStopsTheTurnAndThePromptReturns(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	rg := newRig(pr)
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), rg.opts) }()
+
+	_, _ = io.WriteString(pw, "slow\n")
+	<-rg.ag.started
+	rg.ints <- os.Interrupt
+	<-rg.ag.aborted
+	if !waitFor(rg.out, "Interrupted") {
+		t.Fatalf("no interruption shown: %q", rg.out.String())
+	}
+	_, _ = io.WriteString(pw, "next\n/exit\n")
+	if code := <-done; code != ExitOK {
+		t.Fatalf("exit code = %d", code)
+	}
+	if got := rg.ag.gotPrompts(); !slices.Equal(got, []string{"slow", "next"}) {
+		t.Fatalf("prompts = %q; the turn after the interrupt must run", got)
+	}
+	if !strings.Contains(rg.out.String(), `echo: "next"`) {
+		t.Errorf("second turn output missing: %q", rg.out.String())
+	}
+}
+
+func TestDoubleCtrlCAtEmptyPromptExits(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	timeNow = func() time.Time { return clock }
+	defer func() { timeNow = time.Now }()
+
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	rg := newRig(pr)
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), rg.opts) }()
+
+	const hint = "Press Ctrl+C again to exit"
+	rg.ints <- os.Interrupt
+	if !waitFor(rg.out, hint) {
+		t.Fatalf("no hint after the first Ctrl+C: %q", rg.out.String())
+	}
+	// Too late for the window: another hint, no exit.
+	clock = clock.Add(3 * time.Second)
+	rg.ints <- os.Interrupt
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(rg.out.String(), hint) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := strings.Count(rg.out.String(), hint); n != 2 {
+		t.Fatalf("hints = %d after a late second Ctrl+C, want 2", n)
+	}
+	select {
+	case code := <-done:
+		t.Fatalf("exited (%d) on a Ctrl+C outside the window", code)
+	default:
+	}
+	clock = clock.Add(time.Second)
+	rg.ints <- os.Interrupt
+	if code := <-done; code != ExitOK {
+		t.Fatalf("exit code = %d, want %d", code, ExitOK)
+	}
+}
+
+func TestCancelledContextExitsInterrupted(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	rg := newRig(pr)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, rg.opts) }()
+	cancel()
+	if code := <-done; code != ExitInterrupted {
+		t.Fatalf("exit code = %d, want %d", code, ExitInterrupted)
+	}
+}
+
+func TestApprovalFromScript(t *testing.T) {
+	tests := []struct {
+		answer string
+		want   agent.Approval
+	}{
+		{"y", agent.ApproveOnce},
+		{"YES", agent.ApproveOnce},
+		{"a", agent.ApproveSession},
+		{"n", agent.ApproveDeny},
+		{"maybe", agent.ApproveDeny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.answer, func(t *testing.T) {
+			rg := newRig(strings.NewReader("ask\n" + tt.answer + "\n"))
+			Run(context.Background(), rg.opts)
+			out := rg.out.String()
+			if !strings.Contains(out, "Allow run_shell?") || !strings.Contains(out, "│ make clean") {
+				t.Errorf("question does not show tool and command: %q", out)
+			}
+			if !strings.Contains(out, "approval="+string(tt.want)) {
+				t.Errorf("answer %q: want approval=%s in %q", tt.answer, tt.want, out)
+			}
+		})
+	}
+}
+
+func TestApprovalDeniedWhenInputEndsOrTurnStops(t *testing.T) {
+	s, _, _, _ := term.Test()
+	r := render.New(s, render.Options{})
+	ap := NewApprover(s, r)
+	if a, why := ap.Approve(context.Background(), agent.ApprovalRequest{Tool: "run_shell", Subject: "ls"}); a != agent.ApproveDeny || !strings.Contains(why, "input ended") {
+		t.Errorf("at end of input: %s %q", a, why)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if a, _ := ap.Approve(ctx, agent.ApprovalRequest{Tool: "run_shell", Subject: "ls"}); a != agent.ApproveDeny {
+		t.Errorf("cancelled turn: %s", a)
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		in, name, args string
+		ok             bool
+	}{
+		{"/help", "help", "", true},
+		{"/COMPACT  keep tests ", "compact", "keep tests", true},
+		{"/usr/bin/env", "", "", false},
+		{"//help", "", "", false},
+		{"/", "", "", false},
+		{"hello /help", "", "", false},
+	}
+	for _, tt := range tests {
+		name, args, ok := parseCommand(strings.TrimSpace(tt.in))
+		if name != tt.name || args != tt.args || ok != tt.ok {
+			t.Errorf("parseCommand(%q) = %q, %q, %v", tt.in, name, args, ok)
+		}
+	}
+}
+
+func TestCacheHitRate(t *testing.T) {
+	if got := cacheHitRate(llm.Usage{}); got != -1 {
+		t.Errorf("no usage: %v", got)
+	}
+	if got := cacheHitRate(llm.Usage{InputTokens: 100, CacheReadTokens: 300}); got != 0.75 {
+		t.Errorf("rate = %v, want 0.75", got)
+	}
+}

@@ -1,0 +1,166 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hew-dev/hew/internal/term"
+	"github.com/hew-dev/hew/internal/ui/render"
+)
+
+// TestMain lets the test binary double as a small hew REPL (fake agent,
+// real terminal) for the tmux test, until it can drive cmd/hew itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("HEW_REPL_TEST_MAIN") == "1" {
+		os.Exit(fakeMain())
+	}
+	os.Exit(m.Run())
+}
+
+func fakeMain() int {
+	s := term.System(term.EnvFromList(os.Environ()))
+	r := render.New(s, render.Options{})
+	ag := newFakeAgent()
+	ag.emit = r.Emit
+	ap := NewApprover(s, r)
+	ag.approver = ap
+	go func() { // the slow turn's bookkeeping channels are for unit tests
+		for {
+			select {
+			case <-ag.started:
+			case <-ag.aborted:
+			}
+		}
+	}()
+	return Run(context.Background(), Options{
+		Streams: s, Agent: ag, Renderer: r, Approver: ap, Model: "mock",
+		HistoryFile: os.Getenv("HEW_TEST_HISTORY"),
+	})
+}
+
+// tmuxSession drives a program in a detached tmux pane.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (ts *tmuxSession) run(args ...string) string {
+	ts.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", ts.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		ts.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys sends keys one at a time, as a person types: a burst of escape
+// sequences in one read is not what a line editor sees from a keyboard.
+func (ts *tmuxSession) keys(keys ...string) {
+	ts.t.Helper()
+	for _, k := range keys {
+		ts.run("send-keys", "-t", "hew", k)
+		time.Sleep(keyDelay)
+	}
+}
+
+func (ts *tmuxSession) screen() string {
+	return ts.run("capture-pane", "-p", "-J", "-S", "-200", "-t", "hew")
+}
+
+// waitScreen polls the pane until ok holds. The limit only stops a hang.
+func (ts *tmuxSession) waitScreen(what string, ok func(string) bool) string {
+	ts.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		sc := ts.screen()
+		if ok(sc) {
+			return sc
+		}
+		if time.Now().After(deadline) {
+			ts.t.Fatalf("waiting for %s; screen:\n%s", what, sc)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (ts *tmuxSession) waitText(s string) string {
+	ts.t.Helper()
+	return ts.waitScreen(fmt.Sprintf("%q", s), func(sc string) bool { return strings.Contains(sc, s) })
+}
+
+// waitPrompts waits until the prompt has been drawn n times.
+func (ts *tmuxSession) waitPrompts(n int) {
+	ts.t.Helper()
+	ts.waitScreen(fmt.Sprintf("prompt #%d", n), func(sc string) bool { return strings.Count(sc, "› ") >= n })
+}
+
+func TestREPLUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no tmux on windows")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "state", "history")
+	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-repl-test-%d", os.Getpid())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
+	ts.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "40",
+		"env", "HEW_REPL_TEST_MAIN=1", "HEW_TEST_HISTORY="+hist, "HOME="+dir, "NO_COLOR=1", exe)
+	ts.run("set-option", "-t", "hew", "remain-on-exit", "on")
+	ts.waitPrompts(1)
+
+	// Wide characters: type, erase one, move left over 世 and the space, insert.
+	ts.keys("hello 世界", "BSpace", "Left", "Left", "X", "Enter")
+	ts.waitText(`echo: "helloX 世"`)
+	ts.waitPrompts(2)
+
+	// A bracketed multi-line paste is one message.
+	ts.run("set-buffer", "-b", "p", "line one\nline two")
+	ts.run("paste-buffer", "-p", "-b", "p", "-t", "hew")
+	ts.keys("Enter")
+	ts.waitText(`echo: "line one\nline two"`)
+	ts.waitPrompts(3)
+
+	// Streamed text, then Ctrl+C mid-turn: the turn stops, the prompt returns.
+	ts.keys("slow", "Enter")
+	ts.waitText("chunk 3")
+	ts.keys("C-c")
+	ts.waitText("Interrupted")
+	ts.waitPrompts(4)
+
+	// The session still works after the interruption.
+	ts.keys("again", "Enter")
+	ts.waitText(`echo: "again"`)
+	ts.waitPrompts(5)
+
+	ts.keys("/exit", "Enter")
+	ts.waitScreen("the program to exit", func(string) bool {
+		return strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}")) == "1"
+	})
+	if st := strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead_status}")); st != "0" {
+		t.Errorf("exit status = %s, want 0\n%s", st, ts.screen())
+	}
+	data, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatalf("history file: %v", err)
+	}
+	for _, want := range []string{"helloX 世", "again", "/exit"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("history file lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+var keyDelay = 100 * time.Millisecond
