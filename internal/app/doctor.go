@@ -67,7 +67,7 @@ func (a *cli) doctorCmd(args []string) int {
 		return a.errorf(ExitUsage, "doctor: %v", err)
 	}
 	if *help {
-		fmt.Fprint(a.stdout, doctorUsage+fs.FlagUsages())
+		fmt.Fprint(a.stdout, doctorUsage+flagUsages(fs))
 		return ExitOK
 	}
 	if fs.NArg() > 0 {

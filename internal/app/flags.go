@@ -83,27 +83,27 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.BoolVarP(&o.print, "print", "p", false, "headless: never ask; whatever would ask is denied and listed in permission_denials")
-	fs.StringVar(&o.outputFormat, "output-format", "text", "text, json (one result object) or stream-json (one event per line)")
-	fs.StringVar(&o.provider, "provider", "", "model backend: anthropic, openai or mock")
+	fs.StringVar(&o.outputFormat, "output-format", "text", "`FORMAT`: text, json (one result object) or stream-json (one event per line)")
+	fs.StringVar(&o.provider, "provider", "", "model backend (`NAME`): anthropic, openai or mock")
 	fs.BoolVar(&o.mock, "mock", false, "the built-in offline model (same as --provider mock)")
-	fs.StringVar(&o.model, "model", "", "model name (default: HEW_MODEL, settings, or the provider's default)")
-	fs.StringVar(&o.apiBase, "api-base", "", "endpoint, in the form of the provider's base URL variable")
-	fs.StringVar(&o.permissionMode, "permission-mode", "", "default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
+	fs.StringVar(&o.model, "model", "", "`NAME` of the model (default: HEW_MODEL, settings, or the provider's default)")
+	fs.StringVar(&o.apiBase, "api-base", "", "endpoint `URL`, in the form of the provider's base URL variable")
+	fs.StringVar(&o.permissionMode, "permission-mode", "", "`MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
 	fs.BoolVar(&o.plan, "plan", false, "shorthand for --permission-mode plan")
 	fs.BoolVar(&o.acceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
 	fs.BoolVar(&o.yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
 	fs.BoolVar(&o.dontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
 	fs.BoolVar(&o.auto, "auto", false, "shorthand for --permission-mode auto")
-	fs.StringSliceVar(&o.allowedTools, "allowed-tools", nil, "extra allow rules for this run, e.g. 'run_shell(npm test*),edit_file'")
-	fs.StringSliceVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny rules for this run")
-	fs.IntVar(&o.maxTurns, "max-turns", 50, "model round trips per user message")
-	fs.StringVar(&o.goal, "goal", "", "keep working until an evaluator judges CONDITION met")
-	fs.IntVar(&o.maxBudgetTokens, "max-budget-tokens", 0, "stop the run after this many tokens (0 = no limit)")
-	fs.Float64Var(&o.maxCostUSD, "max-cost-usd", 0, "stop the run after this estimated cost in USD (0 = no limit)")
+	fs.StringSliceVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file'")
+	fs.StringSliceVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
+	fs.IntVar(&o.maxTurns, "max-turns", 50, "model round trips per user message (`N`)")
+	fs.StringVar(&o.goal, "goal", "", "keep working until an evaluator judges `CONDITION` met")
+	fs.IntVar(&o.maxBudgetTokens, "max-budget-tokens", 0, "stop the run after `N` tokens (0 = no limit)")
+	fs.Float64Var(&o.maxCostUSD, "max-cost-usd", 0, "stop the run after an estimated cost of `USD` (0 = no limit)")
 	fs.BoolVarP(&o.cont, "continue", "c", false, "resume the most recent session of this working directory")
-	fs.StringVar(&o.resume, "resume", "", "resume a session by id (no id: pick from this directory's sessions)")
-	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "extra MCP server config file (same shape as .mcp.json); repeatable")
-	fs.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "text appended to the system prompt")
+	fs.StringVar(&o.resume, "resume", "", "resume a session by id (no `[ID]`: pick from this directory's sessions)")
+	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "extra MCP server config `FILE` (same shape as .mcp.json); repeatable")
+	fs.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "`TEXT` appended to the system prompt")
 	fs.BoolVar(&o.verbose, "verbose", false, "show full tool results and timings")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
@@ -222,5 +222,38 @@ func parseMode(s string) (permission.Mode, error) {
 // rootHelp renders the root --help text.
 func rootHelp() string {
 	var o options
-	return rootUsage + newFlagSet(&o).FlagUsages() + rootUsageFooter
+	return rootUsage + flagUsages(newFlagSet(&o)) + rootUsageFooter
+}
+
+// flagUsages lists flags like pflag does, without its "[=true|false]"
+// decoration of boolean flags and with zero defaults left out.
+func flagUsages(fs *pflag.FlagSet) string {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		name, usage := pflag.UnquoteUsage(f)
+		if f.Value.Type() != "bool" && name != "" {
+			left += " " + name
+		}
+		switch f.DefValue {
+		case "", "false", "0", "[]":
+		default:
+			usage += " (default " + f.DefValue + ")"
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-*s   %s\n", width, r.left, r.usage)
+	}
+	return b.String()
 }

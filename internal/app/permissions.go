@@ -36,11 +36,11 @@ func (a *cli) permissionsCmd(args []string) int {
 	}
 	rest := fs.Args()
 	if *help || (len(rest) > 0 && rest[0] == "help") {
-		fmt.Fprint(a.stdout, permissionsUsage+fs.FlagUsages())
+		fmt.Fprint(a.stdout, permissionsUsage+flagUsages(fs))
 		return ExitOK
 	}
 	if len(rest) < 2 || len(rest) > 3 || rest[0] != "check" {
-		fmt.Fprint(a.stderr, permissionsUsage+fs.FlagUsages())
+		fmt.Fprint(a.stderr, permissionsUsage+flagUsages(fs))
 		return ExitUsage
 	}
 	input := "{}"

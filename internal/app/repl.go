@@ -191,6 +191,8 @@ func (l *lazyAgent) Clear() {
 		ag.Clear()
 	}
 	l.rt.resumedClear()
+	l.rt.clearTodos()
+	l.rt.ctxMgr.Reset()
 }
 
 // resume switches the REPL to session id: its history goes into the agent

@@ -66,6 +66,25 @@ type hewRuntime struct {
 
 	sinkMu sync.Mutex
 	sink   func(agent.Event)
+	todos  []tools.Todo
+}
+
+// todoText renders the current todo list ("" when there is none).
+func (rt *hewRuntime) todoText() string {
+	rt.sinkMu.Lock()
+	defer rt.sinkMu.Unlock()
+	var b strings.Builder
+	for _, t := range rt.todos {
+		fmt.Fprintf(&b, "- [%s] %s\n", t.Status, t.Content)
+	}
+	return b.String()
+}
+
+// clearTodos forgets the todo list (/clear).
+func (rt *hewRuntime) clearTodos() {
+	rt.sinkMu.Lock()
+	rt.todos = nil
+	rt.sinkMu.Unlock()
 }
 
 // build assembles a runtime for o. Errors are usage errors (exit 2) when
@@ -98,6 +117,7 @@ func (a *cli) build(o *options) (*hewRuntime, error) {
 		Auto:         rt.settings.AutoCompact,
 		Emit:         rt.emit,
 		Instructions: func() string { return rt.prompt.Reminder },
+		Todos:        rt.todoText,
 		Env:          rt.env,
 		Record:       rt.rec.Record,
 	})
@@ -276,9 +296,13 @@ func (rt *hewRuntime) subscribe(f func(agent.Event)) {
 	rt.sinkMu.Unlock()
 }
 
-// emit forwards an event to the front-end.
+// emit forwards an event to the front-end, keeping the latest todo list
+// for compaction to carry over.
 func (rt *hewRuntime) emit(e agent.Event) {
 	rt.sinkMu.Lock()
+	if tf, ok := e.(agent.ToolFinished); ok && tf.Todos != nil {
+		rt.todos = tf.Todos
+	}
 	f := rt.sink
 	rt.sinkMu.Unlock()
 	if f != nil {

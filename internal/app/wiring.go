@@ -12,17 +12,15 @@ import (
 	"github.com/hew-dev/hew/internal/llm/openai"
 	"github.com/hew-dev/hew/internal/llm/scenario"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/sandbox"
 	"github.com/hew-dev/hew/internal/ui/headless"
 )
 
 // sandboxArg is the hidden first argument of hew's sandbox personality: the
 // sandbox re-executes hew with it to confine a shell command.
-const sandboxArg = "__sandbox"
+const sandboxArg = sandbox.HelperArg
 
-func sandboxMain(args []string) int {
-	_ = args
-	return ExitError
-}
+func sandboxMain(args []string) int { return sandbox.Main(args) }
 
 // newProvider builds the chosen provider. It is cheap: no connection is
 // made before the first request.
@@ -63,7 +61,16 @@ func (rt *hewRuntime) wireBrakes() error {
 	rt.env.AdditionalDirs = eng.AdditionalDirs()
 	rt.env.AllowOutside = eng.AllowsOutside
 	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, rt.cli.environ)
-	rt.env.Shell = &execx.Runner{}
+	wrap, warning := sandbox.Configure(sandbox.Policy{
+		Root:    rt.root,
+		Extra:   rt.env.AdditionalDirs,
+		Home:    rt.homeDir,
+		Network: rt.settings.Sandbox.Network,
+	}, rt.settings.Sandbox.Enabled)
+	rt.env.Shell = &execx.Runner{Wrap: wrap, SandboxNote: warning}
+	if warning != "" {
+		rt.notices = append(rt.notices, warning)
+	}
 	return nil
 }
 
@@ -77,4 +84,4 @@ func (rt *hewRuntime) approver() agent.Approver {
 }
 
 // sandboxAvailable reports whether run_shell can be confined here.
-func sandboxAvailable() (bool, string) { return false, "sandbox package not wired" }
+func sandboxAvailable() (bool, string) { return sandbox.Available() }

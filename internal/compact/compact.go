@@ -120,6 +120,7 @@ type Manager struct {
 	forced     string // why the prefix was rewritten on purpose since the last request
 	root, sid  string // what the probe expects to stay intact
 	tokCache   map[uint64]int
+	callCache  map[string]call
 	fixedKey   uint64
 	fixedVal   int
 
@@ -354,7 +355,7 @@ func (m *Manager) Recover(ctx context.Context, req *llm.Request, err error) ([]l
 	}
 	// Nothing to fold (one giant turn): squeeze the tool results instead.
 	e := newEditor(req.Messages, nil)
-	calls := indexCalls(req.Messages, m.rootPath())
+	calls := m.indexCalls(req.Messages)
 	n := shortenResults(e, calls, 0, len(e.msgs), budgetHard, true)
 	n += shortenResults(e, calls, 0, len(e.msgs), budgetTight, false)
 	if n == 0 {

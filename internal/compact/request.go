@@ -51,8 +51,9 @@ func (m *Manager) BeforeRequest(req *llm.Request) []llm.Message {
 	hashes := m.hashMessages(h)
 	toks := m.messageTokens(h, hashes)
 	e := newEditor(h, toks)
-	calls := indexCalls(h, m.rootPath())
+	calls := m.indexCalls(h)
 	keepFrom := keepBoundary(h, m.opts.KeepRecent)
+	m.fixed(req)
 	est := func() int { return m.scaledTokens(req, e) }
 	cur := m.usage(req, hashes, toks)
 
@@ -122,8 +123,10 @@ func (m *Manager) BeforeRequest(req *llm.Request) []llm.Message {
 	return out
 }
 
-func (m *Manager) scaledTokens(req *llm.Request, e *editor) int {
-	return int(float64(m.fixed(req)+e.tokens()) * m.ratio)
+// scaledTokens is the scaled estimate of req with e's messages; it uses the
+// fixed part computed at the start of BeforeRequest.
+func (m *Manager) scaledTokens(_ *llm.Request, e *editor) int {
+	return int(float64(m.fixedVal+e.tokens()) * m.ratio)
 }
 
 // squeeze is the path for a history above the threshold in the middle of a
@@ -157,20 +160,18 @@ func (m *Manager) squeeze(req *llm.Request, e *editor, calls map[string]call, ke
 		}
 		report(t, s.run(), s.why)
 	}
-	// Still above the threshold: the recent results, oldest first. Aiming
-	// at the threshold rather than the hard limit leaves room for the
-	// estimate's error and the next result.
+	// Still above the window: the recent results, oldest first.
 	last := len(e.msgs) - 1
 	for _, size := range []int{budgetHard, budgetTight} {
 		t, n := m.scaledTokens(req, e), 0
-		for i := keepFrom; i < last && m.scaledTokens(req, e) > lim.autoAt; i++ {
+		for i := keepFrom; i < last && m.scaledTokens(req, e) > lim.limit; i++ {
 			n += shortenResults(e, calls, i, i+1, size, false)
 		}
 		report(t, n, fmt.Sprintf("of the recent ones cut to %d bytes (request above the window)", size))
 	}
 	// The newest results get what room is left.
-	if t := m.scaledTokens(req, e); t > lim.autoAt && last >= 0 && hasToolResults(e.msgs[last]) {
-		room := lim.autoAt - (t - int(float64(e.toks[last])*m.ratio))
+	if t := m.scaledTokens(req, e); t > lim.limit && last >= 0 && hasToolResults(e.msgs[last]) {
+		room := lim.limit - (t - int(float64(e.toks[last])*m.ratio))
 		k := 0
 		for _, b := range e.msgs[last].Content {
 			if b.Type == llm.BlockToolResult {
@@ -318,25 +319,33 @@ func prefixSame(cur, prev []uint64) bool {
 	return true
 }
 
+// hashMessages fingerprints each message. Every field is hashed whole
+// (maphash of a long string runs at memory speed) and the field hashes are
+// mixed in order, so a change in any byte of any block changes the result.
 func (m *Manager) hashMessages(h []llm.Message) []uint64 {
 	out := make([]uint64, len(h))
-	var mh maphash.Hash
-	mh.SetSeed(m.seed)
 	for i, msg := range h {
-		mh.Reset()
-		mh.WriteString(string(msg.Role))
+		x := mix(0x9e3779b97f4a7c15, maphash.String(m.seed, string(msg.Role)))
 		for _, b := range msg.Content {
-			for _, s := range [...]string{string(b.Type), b.Text, b.Signature, b.Data, b.MediaType, b.ID, b.Name, string(b.Input), b.Content} {
-				mh.WriteByte(0)
-				mh.WriteString(s)
+			x = mix(x, maphash.String(m.seed, string(b.Type)))
+			for _, f := range [...]string{b.Text, b.Signature, b.Data, b.MediaType, b.ID, b.Name, b.Content} {
+				x = mix(x, maphash.String(m.seed, f))
 			}
+			x = mix(x, maphash.Bytes(m.seed, b.Input))
 			if b.IsError {
-				mh.WriteByte(1)
+				x = mix(x, 1)
 			}
 		}
-		out[i] = mh.Sum64()
+		out[i] = x
 	}
 	return out
+}
+
+// mix folds v into the running hash x (order-sensitive).
+func mix(x, v uint64) uint64 {
+	x ^= v + 0x9e3779b97f4a7c15 + x<<6 + x>>2
+	x *= 0xbf58476d1ce4e5b9
+	return x ^ x>>31
 }
 
 func (m *Manager) hashSystem(sys []llm.SystemBlock) []uint64 {

@@ -58,19 +58,26 @@ type call struct {
 var rereadable = map[string]bool{"read_file": true, "grep_search": true, "list_files": true}
 
 // indexCalls maps tool_use ids to what the tiers need to know about them.
-func indexCalls(h []llm.Message, root string) map[string]call {
-	calls := make(map[string]call)
-	for _, m := range h {
-		if m.Role != llm.RoleAssistant {
+// Descriptions are kept from one request to the next (ids are unique), so
+// each call's input is parsed once.
+func (m *Manager) indexCalls(h []llm.Message) map[string]call {
+	calls := make(map[string]call, len(m.callCache))
+	for _, msg := range h {
+		if msg.Role != llm.RoleAssistant {
 			continue
 		}
-		for _, b := range m.Content {
+		for _, b := range msg.Content {
 			if b.Type != llm.BlockToolUse {
 				continue
 			}
-			calls[b.ID] = describeCall(b, root)
+			c, ok := m.callCache[b.ID]
+			if !ok || c.name != b.Name {
+				c = describeCall(b, m.rootPath())
+			}
+			calls[b.ID] = c
 		}
 	}
+	m.callCache = calls
 	return calls
 }
 

@@ -112,6 +112,8 @@ type capped struct {
 	buf bytes.Buffer
 }
 
+// Write keeps what fits and reports everything written, so the hook never
+// blocks on a full pipe.
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -125,6 +127,7 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String returns what was kept.
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

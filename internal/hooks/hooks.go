@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -44,8 +45,11 @@ type hook struct {
 var _ agent.HookRunner = (*Runner)(nil)
 
 // New prepares the hooks of cfg to run in cwd with env (KEY=VALUE; nil
-// means an empty environment plus HEW_PROJECT_DIR).
+// means this process's environment), plus HEW_PROJECT_DIR=cwd.
 func New(cfg config.Hooks, cwd string, env []string) *Runner {
+	if env == nil {
+		env = os.Environ()
+	}
 	r := &Runner{cwd: cwd, env: append(append([]string{}, env...), "HEW_PROJECT_DIR="+cwd), Timeout: DefaultTimeout}
 	conv := func(in []config.Hook) []hook {
 		out := make([]hook, 0, len(in))

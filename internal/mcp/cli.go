@@ -64,6 +64,16 @@ func Command(args []string, stdout, stderr io.Writer, deps Deps) int {
 		}
 		return 0
 	}
+	for _, a := range args[1:] {
+		// The arguments of an added server's command are not ours.
+		if a == "--" || (args[0] == "add" && !strings.HasPrefix(a, "-")) {
+			break
+		}
+		if a == "-h" || a == "--help" {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+	}
 	ctx := deps.Context
 	if ctx == nil {
 		ctx = context.Background()

@@ -205,3 +205,23 @@ func TestListShowsStateAndToolCount(t *testing.T) {
 		t.Errorf("empty list: %d %q", code, out)
 	}
 }
+
+func TestSubcommandHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"add", "-h"}, {"serve", "--help"}, {"remove", "--help"}} {
+		code, out, _ := cli(t, Deps{}, args...)
+		if code != 0 || !strings.Contains(out, "hew mcp serve") {
+			t.Errorf("%v: code %d out %q", args, code, out)
+		}
+	}
+}
+
+func TestAddKeepsServerHelpFlag(t *testing.T) {
+	root := t.TempDir()
+	if code, _, errs := cli(t, Deps{Root: root}, "add", "srv", "tool", "--help"); code != 0 {
+		t.Fatal(errs)
+	}
+	args := readJSON(t, filepath.Join(root, ".mcp.json"))["mcpServers"].(map[string]any)["srv"].(map[string]any)["args"].([]any)
+	if len(args) != 1 || args[0] != "--help" {
+		t.Errorf("args = %v", args)
+	}
+}

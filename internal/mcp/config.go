@@ -77,6 +77,7 @@ type ConfigError struct {
 	Err    error
 }
 
+// Error names the file and, when known, the server.
 func (e *ConfigError) Error() string {
 	if e.Server == "" {
 		return fmt.Sprintf("mcp config %s: %v", e.Path, e.Err)
@@ -84,6 +85,7 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("mcp server %q in %s: %v", e.Server, e.Path, e.Err)
 }
 
+// Unwrap exposes the cause (e.g. a JSON syntax error).
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Config is the merged set of servers plus the problems found on the way.

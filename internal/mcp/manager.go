@@ -52,9 +52,14 @@ type Manager struct {
 	problems []*ConfigError
 
 	mu       sync.Mutex
-	reported bool // config problems were returned once
+	reported bool            // config problems were returned once
+	reg      *tools.Registry // where Register put the tools, for late additions
 
 	bg sync.WaitGroup // session watchers and background closes
+
+	// closing ends with Close, cancelling calls still in flight.
+	closing     context.Context
+	stopCalling context.CancelFunc
 
 	// dial replaces the real transports in tests (in-memory servers).
 	dial func(*ServerConfig) (sdk.Transport, error)
@@ -72,6 +77,7 @@ func NewManager(cfg *Config, opts Options) *Manager {
 		opts.Stderr = &lockedWriter{w: opts.Stderr}
 	}
 	m := &Manager{opts: opts}
+	m.closing, m.stopCalling = context.WithCancel(context.Background())
 	if cfg != nil {
 		m.problems = cfg.Problems
 		for _, sc := range cfg.Servers {
@@ -150,10 +156,31 @@ func (m *Manager) Register(ctx context.Context, reg *tools.Registry) []error {
 	}
 	m.mu.Unlock()
 	errs = append(errs, m.Start(ctx)...)
+	m.mu.Lock()
+	m.reg = reg
+	m.mu.Unlock()
 	for _, t := range m.Tools() {
 		reg.Register(t)
 	}
 	return errs
+}
+
+// registerNew adds tools a server announced after Register. Tools already
+// registered stay as they are (the tool list only grows, so the cached
+// prefix of earlier requests stays valid); a removed tool answers with the
+// server's error.
+func (m *Manager) registerNew() {
+	m.mu.Lock()
+	reg := m.reg
+	m.mu.Unlock()
+	if reg == nil {
+		return
+	}
+	for _, t := range m.Tools() {
+		if _, ok := reg.Get(t.Name()); !ok {
+			reg.Register(t)
+		}
+	}
 }
 
 // Tools builds the tools of all connected servers in a stable order, marked
@@ -293,6 +320,7 @@ func (m *Manager) Reconnect(ctx context.Context, name string) error {
 
 // Close stops every server and waits for their processes to end.
 func (m *Manager) Close() error {
+	m.stopCalling()
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
 		wg.Add(1)
@@ -316,6 +344,7 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
+// Write writes p under the lock.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -201,31 +201,58 @@ func TestCancelSendsNotificationAndServerStaysUsable(t *testing.T) {
 	}
 }
 
-func TestHTTPServerWithHeaders(t *testing.T) {
-	f := newFakeServer(0)
-	var sawAuth atomic.Value
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return f.srv }, nil)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sawAuth.Store(r.Header.Get("Authorization"))
-		h.ServeHTTP(w, r)
-	}))
-	defer ts.Close()
-	src := Source{Scope: ScopeProject, Path: "/p/.mcp.json", Servers: map[string]rawJSON{
-		"web": rawJSON(`{"type":"http","url":"` + ts.URL + `","headers":{"Authorization":"Bearer ${TOK}"}}`),
-	}}
-	cfg := LoadConfig(ConfigOptions{Settings: []Source{src}, LookupEnv: envOf(map[string]string{"TOK": "abc"})})
-	m := NewManager(cfg, Options{})
-	defer m.Close()
+func TestHTTPAndSSEServersWithHeaders(t *testing.T) {
+	for _, transport := range []string{"http", "sse"} {
+		t.Run(transport, func(t *testing.T) {
+			f := newFakeServer(0)
+			var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return f.srv }, nil)
+			if transport == "sse" {
+				h = sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return f.srv }, nil)
+			}
+			var sawAuth atomic.Value
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				sawAuth.Store(r.Header.Get("Authorization"))
+				h.ServeHTTP(w, r)
+			}))
+			defer ts.Close()
+			src := Source{Scope: ScopeProject, Path: "/p/.mcp.json", Servers: map[string]rawJSON{
+				"web": rawJSON(`{"type":"` + transport + `","url":"` + ts.URL + `","headers":{"Authorization":"Bearer ${TOK}"}}`),
+			}}
+			cfg := LoadConfig(ConfigOptions{Settings: []Source{src}, LookupEnv: envOf(map[string]string{"TOK": "abc"})})
+			m := NewManager(cfg, Options{})
+			defer m.Close()
+			reg := tools.NewRegistry()
+			if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+				t.Fatalf("errors: %v", errs)
+			}
+			res, err := run(t, context.Background(), reg, "mcp__web__echo", `{"message":"over `+transport+`"}`)
+			if err != nil || res.Content != "over "+transport {
+				t.Fatalf("echo: %+v %v", res, err)
+			}
+			if got, _ := sawAuth.Load().(string); got != "Bearer abc" {
+				t.Errorf("Authorization header = %q", got)
+			}
+		})
+	}
+}
+
+func TestCancelledStartStaysPendingAndRetries(t *testing.T) {
+	m := inMemoryManager(t, map[string]*fakeServer{"fake": newFakeServer(0)}, nil, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl+C before the servers answered
 	reg := tools.NewRegistry()
-	if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+	errs := m.Register(ctx, reg)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "cancelled") {
 		t.Fatalf("errors: %v", errs)
 	}
-	res, err := run(t, context.Background(), reg, "mcp__web__echo", `{"message":"over http"}`)
-	if err != nil || res.Content != "over http" {
-		t.Fatalf("echo over http: %+v %v", res, err)
+	if st := statusOf(t, m, "fake"); st.State != StatePending {
+		t.Fatalf("a cancelled start must stay pending: %+v", st)
 	}
-	if got, _ := sawAuth.Load().(string); got != "Bearer abc" {
-		t.Errorf("Authorization header = %q", got)
+	if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+		t.Fatalf("retry: %v", errs)
+	}
+	if _, ok := reg.Get("mcp__fake__echo"); !ok {
+		t.Errorf("tools missing after the retried start")
 	}
 }
 
@@ -279,5 +306,52 @@ func TestFailedServerReportedOnceOthersWork(t *testing.T) {
 	}
 	if errs := m.Register(context.Background(), reg); len(errs) != 0 {
 		t.Errorf("failures are reported once: %v", errs)
+	}
+}
+
+func TestCloseEndsCallsInFlight(t *testing.T) {
+	m := inMemoryManager(t, map[string]*fakeServer{"fake": newFakeServer(0)}, nil, Options{})
+	reg := tools.NewRegistry()
+	m.Register(context.Background(), reg)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := run(t, context.Background(), reg, "mcp__fake__wait", `{}`)
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	within(t, 20*time.Second, "Close with a call in flight", func() { _ = m.Close() })
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("in-flight call: %v", err)
+	}
+}
+
+func TestToolListChangedAddsNewTools(t *testing.T) {
+	f := newFakeServer(0)
+	m := inMemoryManager(t, map[string]*fakeServer{"fake": f}, nil, Options{})
+	reg := tools.NewRegistry()
+	m.Register(context.Background(), reg)
+	before := strings.Join(reg.Names(), ",")
+	sdk.AddTool(f.srv, &sdk.Tool{Name: "late", Description: "Added after start"},
+		func(ctx context.Context, req *sdk.CallToolRequest, in struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "late answer"}}}, nil, nil
+		})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, ok := reg.Get("mcp__fake__late"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new tool never appeared: %v", names(reg))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := strings.Join(reg.Names(), ","); !strings.HasPrefix(after, before+",") {
+		t.Errorf("earlier tools must keep their order: %s -> %s", before, after)
+	}
+	if res, err := run(t, context.Background(), reg, "mcp__fake__late", `{}`); err != nil || res.Content != "late answer" {
+		t.Errorf("late tool: %+v %v", res, err)
+	}
+	if st := statusOf(t, m, "fake"); st.Tools != 6 {
+		t.Errorf("status tools = %d", st.Tools)
 	}
 }

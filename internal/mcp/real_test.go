@@ -103,6 +103,18 @@ func TestRealServers(t *testing.T) {
 		}
 	})
 
+	t.Run("schemas work with the loop's validation", func(t *testing.T) {
+		if err := reg.Validate("mcp__everything__echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+			t.Errorf("valid echo input rejected: %v", err)
+		}
+		if err := reg.Validate("mcp__everything__echo", json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "message") {
+			t.Errorf("missing message must be a validation error naming it: %v", err)
+		}
+		if err := reg.Validate("mcp__fs__read_text_file", json.RawMessage(`{"path":"/x"}`)); err != nil {
+			t.Errorf("valid read_text_file input rejected: %v", err)
+		}
+	})
+
 	t.Run("echo", func(t *testing.T) {
 		res, err := run(t, context.Background(), reg, "mcp__everything__echo", `{"message":"ping 42"}`)
 		if err != nil || res.IsError || !strings.Contains(res.Content, "ping 42") {

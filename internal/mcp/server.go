@@ -56,7 +56,7 @@ func (s *server) start(ctx context.Context) error {
 	s.mu.Lock()
 	pending := s.state == StatePending
 	s.mu.Unlock()
-	if !pending {
+	if !pending || s.m.closing.Err() != nil {
 		return nil
 	}
 	err := s.connect(ctx)
@@ -82,7 +82,16 @@ func (s *server) connect(ctx context.Context) error {
 		return err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion},
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+		&sdk.ClientOptions{
+			Capabilities: &sdk.ClientCapabilities{},
+			ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+				s.m.bg.Add(1)
+				go func() {
+					defer s.m.bg.Done()
+					s.refreshTools()
+				}()
+			},
+		})
 	cs, err := client.Connect(sctx, tr, nil)
 	if err != nil {
 		return s.startError(ctx, sctx, err)
@@ -115,6 +124,37 @@ func (s *server) connect(ctx context.Context) error {
 	return nil
 }
 
+// refreshTools re-lists the tools after the server said its list changed,
+// and adds new ones to the registry the Manager registered into.
+func (s *server) refreshTools() {
+	ctx, cancel := context.WithTimeout(s.m.closing, s.cfg.StartupTimeout)
+	defer cancel()
+	s.mu.Lock()
+	cs := s.sess
+	s.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	var list []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return
+		}
+		if keepTool(&s.cfg, t.Name) {
+			list = append(list, t)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	s.mu.Lock()
+	if s.sess != cs {
+		s.mu.Unlock()
+		return
+	}
+	s.tools = list
+	s.mu.Unlock()
+	s.m.registerNew()
+}
+
 // startError explains a failed start in one line.
 func (s *server) startError(parent, sctx context.Context, err error) error {
 	switch {
@@ -142,7 +182,7 @@ func (s *server) transport() (sdk.Transport, error) {
 	case "http", "sse":
 		hc := &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}}
 		if s.cfg.Transport == "sse" {
-			return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}, nil
+			return detachedTransport{&sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}}, nil
 		}
 		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: 1}, nil
 	}
@@ -227,10 +267,12 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 	s.mu.Lock()
 	state, cs, faults, last, lastErr := s.state, s.sess, s.faults, s.lastFault, s.err
 	s.mu.Unlock()
-	switch state {
-	case StateConnected:
+	switch {
+	case s.m.closing.Err() != nil:
+		return nil, fmt.Errorf("MCP server %q: hew is shutting down", s.cfg.Name)
+	case state == StateConnected:
 		return cs, nil
-	case StateFailed:
+	case state == StateFailed:
 		return nil, fmt.Errorf("MCP server %q is unavailable: %v", s.cfg.Name, lastErr)
 	}
 	if faults > 0 {
@@ -270,6 +312,8 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (*s
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
+	// Manager.Close ends calls still running, so shutdown never waits on them.
+	defer context.AfterFunc(s.m.closing, cancel)()
 	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err == nil {
 		s.mu.Lock()
@@ -282,6 +326,9 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (*s
 	if ctx.Err() != nil {
 		// Ctrl+C: the SDK has told the server (notifications/cancelled).
 		return nil, fmt.Errorf("cancelled: %w", ctx.Err())
+	}
+	if s.m.closing.Err() != nil {
+		return nil, fmt.Errorf("MCP server %q: call stopped because hew is shutting down", s.cfg.Name)
 	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) {
@@ -311,12 +358,54 @@ func (s *server) close() {
 	}
 }
 
+// detachedTransport keeps a transport whose stream lives on the Connect
+// context (SSE) alive after the start-up timeout's context ends, while
+// still abandoning a connect that outlasts that timeout.
+type detachedTransport struct{ inner sdk.Transport }
+
+// Connect connects inner on a context that ends when the connection closes.
+func (d detachedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := d.inner.Connect(lctx)
+	if !stop() {
+		// ctx ended while connecting.
+		if conn != nil {
+			_ = conn.Close()
+		}
+		cancel()
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, err
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &cancelOnClose{Connection: conn, cancel: cancel}, nil
+}
+
+// cancelOnClose ends a detached connection's context with the connection.
+type cancelOnClose struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+// Close closes the connection, then its context.
+func (c *cancelOnClose) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}
+
 // headerTransport adds the configured headers to every request.
 type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
 }
 
+// RoundTrip sends r with the configured headers.
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if len(h.headers) > 0 {
 		r = r.Clone(r.Context())
@@ -334,6 +423,7 @@ type tailBuffer struct {
 	buf []byte
 }
 
+// Write keeps the tail of what the server printed.
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -363,6 +453,7 @@ type prefixWriter struct {
 	prefix string
 }
 
+// Write prefixes each line with the server name.
 func (p prefixWriter) Write(b []byte) (int, error) {
 	lines := strings.SplitAfter(string(b), "\n")
 	var sb strings.Builder

@@ -128,6 +128,7 @@ func (e *Engine) subject(tool string, input json.RawMessage) subject {
 		Path     string `json:"path"`
 		URL      string `json:"url"`
 		Name     string `json:"name"`
+		Pattern  string `json:"pattern"`
 	}
 	if len(input) > 0 {
 		if err := json.Unmarshal(input, &in); err != nil {
@@ -140,6 +141,14 @@ func (e *Engine) subject(tool string, input json.RawMessage) subject {
 		if p == "" {
 			p = in.Path
 		}
+		if tool == ToolList && in.Pattern != "" {
+			// A glob may itself climb out (../*, /etc/*): judge the
+			// directory it starts from.
+			p = filepath.Join(orDot(p), globDir(in.Pattern))
+			if filepath.IsAbs(globDir(in.Pattern)) || strings.HasPrefix(in.Pattern, "~") {
+				p = globDir(in.Pattern)
+			}
+		}
 		s.path = e.resolve(p)
 	case kindShell:
 		s.command = strings.TrimSpace(in.Command)
@@ -151,6 +160,30 @@ func (e *Engine) subject(tool string, input json.RawMessage) subject {
 	}
 	s.name = in.Name
 	return s
+}
+
+func orDot(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// globDir is the directory part of a glob before its first pattern
+// character.
+func globDir(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return filepath.Dir(pattern)
+	}
+	j := strings.LastIndex(pattern[:i], "/")
+	switch {
+	case j < 0:
+		return "."
+	case j == 0:
+		return "/"
+	}
+	return pattern[:j]
 }
 
 // resolve makes a tool path absolute (relative to the root, ~ expanded) with

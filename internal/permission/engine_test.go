@@ -188,7 +188,7 @@ func TestOutsideDeletionAlwaysAsks(t *testing.T) {
 }
 
 func TestCompoundCommandsMatchRulesSeparately(t *testing.T) {
-	f := newFixture(t, `{"permissions": {"allow": ["Bash(git log:*)", "run_shell(npm test*)", "run_shell(git push --force origin feature)"], "ask": ["run_shell(git push:*)"]}}`)
+	f := newFixture(t, `{"permissions": {"allow": ["Bash(git log:*)", "run_shell(npm test*)", "run_shell(git push --force origin feature)", "Bash(git commit -m \"wip\")", "Bash(git reset --hard 'HEAD~1':*)"], "ask": ["run_shell(git push:*)"]}}`)
 	e := f.engine(t)
 	cases := []struct {
 		cmd  string
@@ -204,11 +204,19 @@ func TestCompoundCommandsMatchRulesSeparately(t *testing.T) {
 		{"npm test > ~/.bashrc", ModeAcceptEdits, Ask},
 		{"git push origin main", ModeBypass, Ask},
 		{"git push --force origin feature", ModeDefault, Ask},
+		{"git reset --hard HEAD~1", ModeDefault, Allow},
+		{"git reset --hard HEAD~2", ModeDefault, Ask},
 	}
 	for _, c := range cases {
 		v := e.Check(Request{Tool: "run_shell", Input: shell(c.cmd), Mode: c.mode})
 		if v.Decision != c.want {
 			t.Errorf("%q in %s: got %+v, want %s", c.cmd, c.mode, v, c.want)
+		}
+	}
+	// A quoted pattern matches however the command is quoted.
+	for _, cmd := range []string{"git commit -m wip", `git commit -m "wip"`} {
+		if v := e.Check(Request{Tool: "run_shell", Input: shell(cmd), Mode: ModeDefault}); !strings.HasPrefix(v.Source, `rule:allow Bash(git commit -m "wip")`) {
+			t.Errorf("%q: %+v", cmd, v)
 		}
 	}
 	// Without the ask rule the exact allow rule covers the force push.
@@ -219,5 +227,38 @@ func TestCompoundCommandsMatchRulesSeparately(t *testing.T) {
 	}
 	if v := e2.Check(Request{Tool: "run_shell", Input: shell("timeout 1 git push --force"), Mode: ModeDefault}); v.Decision != Ask {
 		t.Errorf("a wrapper rule must not allow what it wraps: %+v", v)
+	}
+}
+
+func TestFlagRulesAndHandBuiltSettings(t *testing.T) {
+	f := newFixture(t, "")
+	s := config.Default()
+	s.Permissions.Allow = []string{"WebFetch(domain:example.com)"}
+	e, err := New(Options{Root: f.root, HomeDir: f.home, Settings: s,
+		AllowedTools: []string{"Bash(git push --force:*)"}, DisallowedTools: []string{"web_fetch(domain:evil.com)", "agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool   string
+		input  json.RawMessage
+		want   Decision
+		source string
+	}{
+		{"run_shell", shell("git push --force origin x"), Allow, "rule:allow Bash(git push --force:*) (--allowed-tools)"},
+		{"web_fetch", in("url", "https://evil.com/x"), Deny, "rule:deny web_fetch(domain:evil.com) (--disallowed-tools)"},
+		{"web_fetch", in("url", "https://example.com/x"), Allow, "rule:allow WebFetch(domain:example.com) (settings)"},
+		{"agent", in("prompt", "x"), Deny, "rule:deny agent (--disallowed-tools)"},
+	}
+	for _, c := range cases {
+		if v := e.Check(Request{Tool: c.tool, Input: c.input, Mode: ModeDefault}); v.Decision != c.want || v.Source != c.source {
+			t.Errorf("%s %s: got %+v, want %s from %s", c.tool, c.input, v, c.want, c.source)
+		}
+	}
+	if e.DefaultMode() != ModeDefault {
+		t.Errorf("default mode %q", e.DefaultMode())
+	}
+	if v := e.Check(Request{Tool: "read_file", Input: in("file_path", "x"), Mode: "yolo"}); v.Decision != Deny {
+		t.Errorf("unknown mode: %+v", v)
 	}
 }

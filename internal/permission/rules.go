@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/hew-dev/hew/internal/shellparse"
 )
 
 // Tool names (SPEC section 4).
@@ -75,9 +77,9 @@ type Rule struct {
 	// Pattern is the text inside the parentheses; empty matches every call.
 	Pattern string
 
-	glob  string         // file tools: doublestar pattern
-	abs   bool           // file tools: glob is absolute
-	shell *regexp.Regexp // run_shell: compiled pattern
+	glob  string           // file tools: doublestar pattern
+	abs   bool             // file tools: glob is absolute
+	shell []*regexp.Regexp // run_shell: the pattern as written and re-quoted
 }
 
 // String renders the rule with where it came from.
@@ -119,7 +121,7 @@ func ParseRule(text, home string) (*Rule, error) {
 		return nil, fmt.Errorf("unknown tool %q", name)
 	case r.Pattern == "":
 	case k == kindShell:
-		r.shell = shellPattern(r.Pattern)
+		r.shell = shellPatterns(r.Pattern)
 	case k == kindRead || k == kindWrite:
 		g, abs, err := filePattern(r.Pattern, home)
 		if err != nil {
@@ -138,6 +140,35 @@ func ParseRule(text, home string) (*Rule, error) {
 		return nil, fmt.Errorf("%s takes no pattern", name)
 	}
 	return r, nil
+}
+
+// shellPatterns compiles a run_shell pattern as written and, when its
+// literal part is one simple command, as the analyser renders commands (so
+// `git commit -m "wip"` matches however the command was quoted).
+func shellPatterns(p string) []*regexp.Regexp {
+	out := []*regexp.Regexp{shellPattern(p)}
+	lit, suffix := p, ""
+	for _, s := range []string{":*", "*"} {
+		if strings.HasSuffix(p, s) {
+			lit, suffix = strings.TrimSuffix(p, s), s
+			break
+		}
+	}
+	if strings.Contains(lit, "*") {
+		return out
+	}
+	a := shellparse.Analyze(lit, shellparse.Options{})
+	if a.Err != nil || len(a.Commands) != 1 || a.Commands[0].Dynamic {
+		return out
+	}
+	trail := ""
+	if suffix == "*" && strings.HasSuffix(lit, " ") {
+		trail = " "
+	}
+	if norm := a.Commands[0].Text + trail + suffix; norm != p {
+		out = append(out, shellPattern(norm))
+	}
+	return out
 }
 
 // shellPattern compiles a run_shell pattern: exact, "prefix:*" (word
@@ -212,7 +243,13 @@ func (r *Rule) matchShell(text string) bool {
 	if r.shell == nil {
 		return true
 	}
-	return r.shell.MatchString(strings.Join(strings.Fields(text), " "))
+	text = strings.Join(strings.Fields(text), " ")
+	for _, re := range r.shell {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchPath reports whether the rule's glob matches abs or one of its

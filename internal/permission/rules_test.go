@@ -115,6 +115,14 @@ func TestFileRules(t *testing.T) {
 			t.Errorf("%s %s in %s: got %+v, want %s from %s", c.tool, c.path, c.mode, v, c.want, c.source)
 		}
 	}
+	for _, c := range []struct {
+		pattern string
+		want    Decision
+	}{{"**/*.go", Allow}, {"../outside/*", Ask}, {"/etc/*.conf", Ask}, {"src/../../*", Ask}} {
+		if v := e.Check(Request{Tool: "list_files", Input: in("pattern", c.pattern), Mode: ModeDefault}); v.Decision != c.want {
+			t.Errorf("list_files %q: %+v", c.pattern, v)
+		}
+	}
 	if !e.AllowsOutside("read_file", filepath.Join(f.home, "docs", "x.md")) || e.AllowsOutside("read_file", "/etc/passwd") {
 		t.Error("AllowsOutside disagrees with the rules")
 	}

@@ -36,9 +36,9 @@ type Request struct {
 }
 
 // Verdict is a decision with its reason and where it came from.
-// Source is e.g. "rule:deny run_shell(rm -rf*) in .hew/settings.json",
+// Source is e.g. "rule:deny run_shell(rm -rf*) (.hew/settings.json)",
 // "mode:plan", "danger:recursive-delete", "protected-path", "session-grant",
-// "hook:NAME", "classifier", "default".
+// "outside-project", "danger-analysis", "hook", "classifier", "default".
 type Verdict struct {
 	Decision Decision `json:"decision"`
 	Reason   string   `json:"reason"`

@@ -121,6 +121,9 @@ func Configure(p Policy, enabled bool) (wrap func([]string) ([]string, error), w
 	if ok, why := Available(); !ok {
 		return nil, "sandbox unavailable (" + why + "): shell commands run unconfined"
 	}
+	if !p.Network && abiVersion() < 4 {
+		return Wrapper(p), "sandbox confines writes only: this kernel's Landlock cannot block the network"
+	}
 	return Wrapper(p), ""
 }
 

@@ -27,6 +27,15 @@ func Available() (bool, string) {
 	return true, fmt.Sprintf("Landlock ABI v%d", v)
 }
 
+// abiVersion is the kernel's Landlock ABI version (0 when absent).
+func abiVersion() int {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
 // devices stay writable: output sinks and terminals.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 

@@ -15,6 +15,9 @@ func Available() (bool, string) {
 	return false, "Landlock is Linux-only and this is " + runtime.GOOS
 }
 
+// abiVersion is 0: there is no Landlock here.
+func abiVersion() int { return 0 }
+
 // run executes the command unconfined, saying so on stderr.
 func run(h helperArgs) int {
 	fmt.Fprintf(os.Stderr, "hew sandbox: Landlock is unavailable on %s; running unconfined\n", runtime.GOOS)

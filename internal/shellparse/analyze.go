@@ -332,10 +332,14 @@ func (z *analyser) pipeline(b *syntax.BinaryCmd) {
 	flatten(b.X)
 	flatten(b.Y)
 	download := false
-	for _, st := range stages {
+	for i, st := range stages {
 		name, args := z.stageName(st)
 		if download && isInterpreter(name, args) {
 			z.danger(ClassRCE, name, "downloaded content piped into "+name)
+			return
+		}
+		if i > 0 && isShell(name) && isInterpreter(name, args) {
+			z.danger(ClassOpaque, name, name+" runs commands read from a pipe, which cannot be judged")
 			return
 		}
 		if isDownloader(name) {

@@ -124,6 +124,20 @@ func (z *analyser) plain(name, lname string, words []word, args []string, text s
 		}
 	case "truncate":
 		return false
+	case "curl", "wget":
+		for i, a := range args {
+			if (a == "-o" || a == "--output" || a == "-O" && lname == "wget" || a == "--output-document") && i+1 < len(args) && !words[i+2].dynamic && args[i+1] != "-" {
+				z.write(args[i+1], text)
+			}
+		}
+		return false
+	case "alias":
+		for _, w := range words[1:] {
+			if _, val, ok := strings.Cut(w.val, "="); ok && !w.dynamic {
+				z.source(val, 1, true)
+			}
+		}
+		return true
 	case "command":
 		return hasFlag(args, "vV", "")
 	}

@@ -173,7 +173,7 @@ func (z *analyser) downloadSubst(words []word, text string) {
 // to a deletion.
 func (z *analyser) inlineCode(lname string, args []string, text string) {
 	code := strings.Join(args, " ")
-	for _, pat := range []string{"rmtree", "os.remove", "os.unlink", "os.rmdir", "unlinkSync", "rmSync", "rmdirSync", "rm_rf", "FileUtils.rm", "remove_tree", "rm -rf", "rm -r", "Remove-Item", "shutil.move"} {
+	for _, pat := range []string{"rmtree", "os.remove", "os.unlink", "os.rmdir", "unlinkSync", "rmSync", "rmdirSync", "rm_rf", "FileUtils.rm", "unlink", "remove_tree", "rm -rf", "rm -r", "Remove-Item", "shutil.move"} {
 		if strings.Contains(code, pat) {
 			z.danger(ClassDelete, text, lname+" code deletes files ("+pat+")")
 			return

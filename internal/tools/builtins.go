@@ -39,8 +39,13 @@ type meta struct {
 	schema json.RawMessage
 }
 
-func (m meta) Name() string            { return m.name }
-func (m meta) Description() string     { return m.desc }
+// Name implements Tool.
+func (m meta) Name() string { return m.name }
+
+// Description implements Tool.
+func (m meta) Description() string { return m.desc }
+
+// Schema implements Tool.
 func (m meta) Schema() json.RawMessage { return m.schema }
 
 // newMeta loads NAME.md and compacts the schema; it panics at init on a

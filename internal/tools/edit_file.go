@@ -34,9 +34,16 @@ type editFileInput struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func (EditFile) Name() string                  { return editFileMeta.name }
-func (EditFile) Description() string           { return editFileMeta.desc }
-func (EditFile) Schema() json.RawMessage       { return editFileMeta.schema }
+// Name implements Tool.
+func (EditFile) Name() string { return editFileMeta.name }
+
+// Description implements Tool.
+func (EditFile) Description() string { return editFileMeta.desc }
+
+// Schema implements Tool.
+func (EditFile) Schema() json.RawMessage { return editFileMeta.schema }
+
+// ReadOnly implements Tool.
 func (EditFile) ReadOnly(json.RawMessage) bool { return false }
 
 // Check refuses no-op edits, empty paths and paths outside the root.

@@ -25,6 +25,7 @@ func TestApplyEdit(t *testing.T) {
 		{name: "not found", content: "hello\n", old: "goodbye", new: "x", errKind: EditNotFound, errContains: []string{"not found", "re-read the file"}},
 		{name: "not found hints first line", content: "func f() {\n\treturn 1\n}\n", old: "func f() {\n\treturn 2\n}", new: "x", errKind: EditNotFound, errContains: []string{"line 1"}},
 		{name: "crlf file stays crlf", content: "one\r\ntwo\r\nthree\r\n", old: "one\ntwo\n", new: "one\nTWO\nextra\n", want: "one\r\nTWO\r\nextra\r\nthree\r\n", stage: "line endings"},
+		{name: "crlf file, exact old, new lines get crlf", content: "a\r\nb\r\n", old: "a", new: "a\nx", want: "a\r\nx\r\nb\r\n", stage: "exact"},
 		{name: "lf file with crlf old", content: "one\ntwo\n", old: "one\r\ntwo", new: "one\r\n2", want: "one\n2\n", stage: "line endings"},
 		{name: "curly quotes in file", content: "say “hello” and it’s fine\n", old: `say "hello" and it's fine`, new: `say "bye" and it's fine`, want: "say “bye” and it’s fine\n", stage: "curly quotes"},
 		{name: "curly quotes typed by model", content: `msg := "it's"` + "\n", old: `msg := “it’s”`, new: `msg := “it is”`, want: `msg := "it is"` + "\n", stage: "curly quotes"},
@@ -204,7 +205,7 @@ func FuzzEditMatch(f *testing.F) {
 			}
 			region := content[r.Start:r.End]
 			if out.Stage == "exact" {
-				if region != old || r.Replacement != new {
+				if region != old || r.Replacement != matchEOL(content, new) {
 					t.Fatalf("exact region %q != old %q", region, old)
 				}
 			} else {
@@ -225,6 +226,15 @@ func FuzzEditMatch(f *testing.F) {
 		}
 		if out.Stage != "exact" && len(out.Regions) != 1 {
 			t.Fatalf("fallback stage %s replaced %d regions", out.Stage, len(out.Regions))
+		}
+		if out.Content == content {
+			t.Fatalf("accepted edit changed nothing")
+		}
+		// An insertion (new contains old) applied twice must not double.
+		if !all && out.Stage == "exact" && strings.Contains(new, old) {
+			if again, err := applyEdit(out.Content, old, new, false); err == nil {
+				t.Fatalf("second application succeeded: %q -> %q -> %q", content, out.Content, again.Content)
+			}
 		}
 	})
 }

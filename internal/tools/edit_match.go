@@ -69,6 +69,10 @@ func applyEdit(content, old, new string, replaceAll bool) (editOutcome, error) {
 	if old == new {
 		return editOutcome{}, &EditError{Kind: EditInvalid, Msg: "old_string and new_string are identical; nothing to change"}
 	}
+	new = matchEOL(content, new)
+	if old == new {
+		return editOutcome{}, &EditError{Kind: EditInvalid, Msg: "old_string and new_string differ only in line endings; nothing to change"}
+	}
 	fresh, covered := classifyHits(content, old, new)
 	switch {
 	case len(fresh) == 0 && len(covered) > 0:
@@ -101,6 +105,20 @@ func applyEdit(content, old, new string, replaceAll bool) (editOutcome, error) {
 			Msg: fmt.Sprintf("old_string was not found, but new_string is already present at line %d; the edit appears to be applied already, nothing changed", lineOf(content, p))}
 	}
 	return editOutcome{}, notFound(content, old, new)
+}
+
+// matchEOL writes s with the file's line endings: a CRLF file stays CRLF
+// even when the model sends bare newlines, and an LF file gets no CRs.
+func matchEOL(content, s string) string {
+	crlf := strings.Count(content, "\r\n")
+	lf := strings.Count(content, "\n") - crlf
+	switch {
+	case crlf > 0 && crlf >= lf:
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+	case crlf == 0 && lf > 0:
+		return strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return s
 }
 
 // classifyHits finds the occurrences of old and splits them into fresh
@@ -164,6 +182,10 @@ func tryStage(content, old, new, name string, f normFlags) (editOutcome, error, 
 	repl, ok := transferStyle(content, region, old, new, f)
 	if !ok {
 		return editOutcome{}, nil, false
+	}
+	if repl == region {
+		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{lineOf(content, start)},
+			Msg: fmt.Sprintf("the text at line %d already reads like new_string (ignoring %s); nothing changed", lineOf(content, start), name)}, true
 	}
 	regions := []editRegion{{Start: start, End: end, Replacement: repl}}
 	return editOutcome{Content: splice(content, regions), Regions: regions, Stage: name}, nil, true

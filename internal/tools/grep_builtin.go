@@ -3,6 +3,8 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,11 +44,14 @@ func searchBuiltin(ctx context.Context, re *regexp.Regexp, q grepQuery) ([]grepF
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // reused per worker; results copy what they keep
 			for p := range paths {
 				if ctx.Err() != nil {
 					continue
 				}
-				if f, ok := grepOneFile(re, q, p); ok {
+				var f grepFile
+				var ok bool
+				if f, buf, ok = grepOneFile(re, q, p, buf); ok {
 					results <- f
 				}
 			}
@@ -137,15 +142,46 @@ func splitGlobs(g string) []string {
 
 // grepOneFile searches one file; ok=false when it has no match or is
 // unreadable, binary or too large.
-func grepOneFile(re *regexp.Regexp, q grepQuery, abs string) (grepFile, bool) {
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFileBytes {
-		return grepFile{}, false
-	}
-	data, err := os.ReadFile(abs)
+func grepOneFile(re *regexp.Regexp, q grepQuery, abs string, buf []byte) (grepFile, []byte, bool) {
+	data, fi, buf, err := readInto(abs, buf)
 	if err != nil || bytes.IndexByte(data[:min(len(data), fscore.SniffLen)], 0) >= 0 {
-		return grepFile{}, false
+		return grepFile{}, buf, false
 	}
+	f, ok := grepData(re, q, abs, fi, data)
+	return f, buf, ok
+}
+
+// readInto reads a regular, non-symlink file of at most grepMaxFileBytes into buf.
+func readInto(abs string, buf []byte) ([]byte, os.FileInfo, []byte, error) {
+	// Symlinks are not followed (as with ripgrep): one could point outside
+	// the project.
+	if li, err := os.Lstat(abs); err != nil || li.Mode()&os.ModeSymlink != 0 {
+		return nil, nil, buf, errSkip
+	}
+	fh, err := os.Open(abs)
+	if err != nil {
+		return nil, nil, buf, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFileBytes {
+		return nil, nil, buf, errSkip
+	}
+	n := int(fi.Size())
+	if cap(buf) < n+1 {
+		buf = make([]byte, n+1+n/4)
+	}
+	got, err := io.ReadFull(fh, buf[:n])
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, nil, buf, err
+	}
+	return buf[:got], fi, buf, nil
+}
+
+var errSkip = errors.New("skip")
+
+// grepData finds the matching lines of one file's content.
+func grepData(re *regexp.Regexp, q grepQuery, abs string, fi os.FileInfo, data []byte) (grepFile, bool) {
 	locs := re.FindAllIndex(data, -1)
 	if len(locs) == 0 {
 		return grepFile{}, false

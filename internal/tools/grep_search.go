@@ -63,9 +63,16 @@ type grepInput struct {
 	HeadLimit  int    `json:"head_limit"`
 }
 
-func (GrepSearch) Name() string                  { return grepSearchMeta.name }
-func (GrepSearch) Description() string           { return grepSearchMeta.desc }
-func (GrepSearch) Schema() json.RawMessage       { return grepSearchMeta.schema }
+// Name implements Tool.
+func (GrepSearch) Name() string { return grepSearchMeta.name }
+
+// Description implements Tool.
+func (GrepSearch) Description() string { return grepSearchMeta.desc }
+
+// Schema implements Tool.
+func (GrepSearch) Schema() json.RawMessage { return grepSearchMeta.schema }
+
+// ReadOnly implements Tool.
 func (GrepSearch) ReadOnly(json.RawMessage) bool { return true }
 
 // Check compiles the pattern and keeps the path inside the root.

@@ -33,9 +33,16 @@ type listFilesInput struct {
 	Path    string `json:"path"`
 }
 
-func (ListFiles) Name() string                  { return listFilesMeta.name }
-func (ListFiles) Description() string           { return listFilesMeta.desc }
-func (ListFiles) Schema() json.RawMessage       { return listFilesMeta.schema }
+// Name implements Tool.
+func (ListFiles) Name() string { return listFilesMeta.name }
+
+// Description implements Tool.
+func (ListFiles) Description() string { return listFilesMeta.desc }
+
+// Schema implements Tool.
+func (ListFiles) Schema() json.RawMessage { return listFilesMeta.schema }
+
+// ReadOnly implements Tool.
 func (ListFiles) ReadOnly(json.RawMessage) bool { return true }
 
 // Check validates the pattern and keeps the directory inside the root.

@@ -96,7 +96,9 @@ func TestWebFetch(t *testing.T) {
 	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "nope", http.StatusNotFound) })
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
-	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/text", http.StatusMovedPermanently) })
+	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/text", http.StatusMovedPermanently)
+	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	oldMax := WebFetchMaxBytes
@@ -281,6 +283,10 @@ func TestSummarize(t *testing.T) {
 		{"todo_write", `{"todos":[{},{}]}`, "todo_write(2 items)"},
 		{"mcp__db__query", `{"sql":"select 1"}`, "mcp__db__query(select 1)"},
 		{"edit_file", `not json`, "edit_file()"},
+		{"skill", `{"name":"review","arguments":"pr 12"}`, "skill(review pr 12)"},
+		{"agent", `{"description":"find callers","prompt":"...","subagent_type":"explore"}`, "agent(explore find callers)"},
+		{"exit_plan_mode", `{"plan":"1. do x\n2. do y"}`, "exit_plan_mode(1. do x)"},
+		{"schedule_wakeup", `{"delay_seconds":60,"reason":"check CI"}`, "schedule_wakeup(60s check CI)"},
 	}
 	for _, tc := range cases {
 		if got := Summarize(tc.name, json.RawMessage(tc.in)); got != tc.want {

@@ -2,11 +2,13 @@ package tools
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -45,9 +47,16 @@ type readFileInput struct {
 	Limit    int    `json:"limit"`
 }
 
-func (ReadFile) Name() string                  { return readFileMeta.name }
-func (ReadFile) Description() string           { return readFileMeta.desc }
-func (ReadFile) Schema() json.RawMessage       { return readFileMeta.schema }
+// Name implements Tool.
+func (ReadFile) Name() string { return readFileMeta.name }
+
+// Description implements Tool.
+func (ReadFile) Description() string { return readFileMeta.desc }
+
+// Schema implements Tool.
+func (ReadFile) Schema() json.RawMessage { return readFileMeta.schema }
+
+// ReadOnly implements Tool.
 func (ReadFile) ReadOnly(json.RawMessage) bool { return true }
 
 // Check refuses an empty path or one outside the allowed directories.
@@ -89,68 +98,89 @@ func (ReadFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 		return Result{}, fmt.Errorf("read_file: %s is %s, too large to read whole (limit %s); read a part with offset and limit (e.g. offset=1, limit=500), or find the lines you need with grep_search first",
 			shown, humanBytes(fi.Size()), humanBytes(ReadWholeMaxBytes))
 	}
-	data, err := os.ReadFile(abs)
+	f, err := os.Open(abs)
 	if err != nil {
 		return Result{}, fmt.Errorf("read_file: %w", err)
 	}
-	if fscore.IsBinary(data) {
+	defer f.Close()
+	// Stream the file: the hash for the receipt covers all of it while only
+	// the requested lines are kept, so a part of a huge log is cheap.
+	h := sha256.New()
+	counted := &countingWriter{w: h}
+	br := bufio.NewReaderSize(io.TeeReader(f, counted), 64*1024)
+	head, _ := br.Peek(fscore.SniffLen)
+	if fscore.IsBinary(head) {
 		return Result{}, fmt.Errorf("read_file: %s looks like a binary file (%s); read_file only shows text. Inspect it with run_shell (e.g. `file %s` or `xxd %s | head`)", shown, humanBytes(fi.Size()), shown, shown)
-	}
-	if env != nil && env.Reads != nil {
-		env.Reads.Record(abs, receiptOf(fi, data))
-	}
-	if len(data) == 0 {
-		return Result{Content: fmt.Sprintf("(%s is empty)", shown)}, nil
 	}
 	offset := max(in.Offset, 1)
 	limit := in.Limit
 	if limit <= 0 {
 		limit = ReadDefaultLimit
 	}
-	return Result{Content: numberLines(ctx, data, shown, offset, limit)}, nil
+	content, err := numberLines(ctx, br, shown, offset, limit)
+	if err != nil {
+		return Result{}, fmt.Errorf("read_file: %s: %w", shown, err)
+	}
+	if env != nil && env.Reads != nil {
+		env.Reads.Record(abs, ReadReceipt{ModTime: fi.ModTime(), Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	}
+	return Result{Content: content}, nil
 }
 
-// numberLines formats lines [offset, offset+limit) cat -n style and says
-// how to continue when more lines follow.
-func numberLines(ctx context.Context, data []byte, shown string, offset, limit int) string {
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.w.Write(p)
+}
+
+// numberLines formats lines [offset, offset+limit) cat -n style, reads the
+// rest of r to count the lines, and says how to continue when more follow.
+func numberLines(ctx context.Context, r *bufio.Reader, shown string, offset, limit int) (string, error) {
 	var b strings.Builder
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), len(data)+1)
-	line, shownLines, cutLines := 0, 0, 0
-	stoppedAt := 0
-	for sc.Scan() {
+	line, shownLines, stoppedAt := 0, 0, 0
+	sawAny := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		raw, err := r.ReadString('\n')
+		if raw == "" && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return "", err
+		}
+		sawAny = true
 		line++
-		if line < offset {
+		if line < offset || stoppedAt > 0 {
 			continue
 		}
-		if shownLines >= limit {
+		if shownLines >= limit || b.Len() > ReadMaxOutputBytes {
 			stoppedAt = line
-			break
+			continue
 		}
-		if b.Len() > ReadMaxOutputBytes || ctx.Err() != nil {
-			stoppedAt = line
-			break
-		}
-		text := strings.TrimSuffix(sc.Text(), "\r")
+		text := strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
 		if utf8.RuneCountInString(text) > ReadMaxLineChars {
-			r := []rune(text)
-			text = string(r[:ReadMaxLineChars]) + fmt.Sprintf("… [line cut, %d more characters]", len(r)-ReadMaxLineChars)
-			cutLines++
+			rs := []rune(text)
+			text = string(rs[:ReadMaxLineChars]) + fmt.Sprintf("… [line cut, %d more characters]", len(rs)-ReadMaxLineChars)
 		}
 		fmt.Fprintf(&b, "%6d\t%s\n", line, text)
 		shownLines++
 	}
-	total := bytes.Count(data, []byte("\n"))
-	if data[len(data)-1] != '\n' {
-		total++
+	if !sawAny {
+		return fmt.Sprintf("(%s is empty)", shown), nil
 	}
 	if shownLines == 0 {
-		return fmt.Sprintf("%s has %d lines; offset %d is past the end. Use a smaller offset.", shown, total, offset)
+		return fmt.Sprintf("%s has %d lines; offset %d is past the end. Use a smaller offset.", shown, line, offset), nil
 	}
 	if stoppedAt > 0 {
-		fmt.Fprintf(&b, "\n[%s has more lines: showed lines %d–%d of %d; continue with offset=%d]\n", shown, offset, stoppedAt-1, total, stoppedAt)
+		fmt.Fprintf(&b, "\n[%s has more lines: showed lines %d–%d of %d; continue with offset=%d]\n", shown, offset, stoppedAt-1, line, stoppedAt)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 func humanBytes(n int64) string {

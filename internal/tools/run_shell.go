@@ -31,9 +31,16 @@ type runShellInput struct {
 	Description string `json:"description"`
 }
 
-func (RunShell) Name() string                  { return runShellMeta.name }
-func (RunShell) Description() string           { return runShellMeta.desc }
-func (RunShell) Schema() json.RawMessage       { return runShellMeta.schema }
+// Name implements Tool.
+func (RunShell) Name() string { return runShellMeta.name }
+
+// Description implements Tool.
+func (RunShell) Description() string { return runShellMeta.desc }
+
+// Schema implements Tool.
+func (RunShell) Schema() json.RawMessage { return runShellMeta.schema }
+
+// ReadOnly implements Tool.
 func (RunShell) ReadOnly(json.RawMessage) bool { return false }
 
 // Check refuses an empty command.

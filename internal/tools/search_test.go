@@ -15,19 +15,19 @@ import (
 func searchTree(t testing.TB) *Env {
 	env := testEnv(t)
 	files := map[string]string{
-		".gitignore":          "build/\n*.log\n",
-		"main.go":             "package main\n\nfunc main() {\n\tHello()\n}\n",
-		"pkg/hello.go":        "package pkg\n\n// Hello greets.\nfunc Hello() string {\n\treturn \"hello\"\n}\n",
-		"pkg/hello_test.go":   "package pkg\n\nfunc TestHello() { Hello() }\n",
-		"docs/readme.md":      "# Hello docs\nhello world\n",
-		"build/out.go":        "package build // Hello in ignored dir\n",
-		"debug.log":           "Hello from a log\n",
-		".hidden/conf.yaml":   "hello: true\n",
-		"web/app.ts":          "export const hello = 1;\n",
-		"nested/.gitignore":   "secret.txt\n",
-		"nested/secret.txt":   "Hello secret\n",
-		"nested/visible.txt":  "Hello visible\n",
-		"bin/tool":            "\x00\x01Hello binary",
+		".gitignore":         "build/\n*.log\n",
+		"main.go":            "package main\n\nfunc main() {\n\tHello()\n}\n",
+		"pkg/hello.go":       "package pkg\n\n// Hello greets.\nfunc Hello() string {\n\treturn \"hello\"\n}\n",
+		"pkg/hello_test.go":  "package pkg\n\nfunc TestHello() { Hello() }\n",
+		"docs/readme.md":     "# Hello docs\nhello world\n",
+		"build/out.go":       "package build // Hello in ignored dir\n",
+		"debug.log":          "Hello from a log\n",
+		".hidden/conf.yaml":  "hello: true\n",
+		"web/app.ts":         "export const hello = 1;\n",
+		"nested/.gitignore":  "secret.txt\n",
+		"nested/secret.txt":  "Hello secret\n",
+		"nested/visible.txt": "Hello visible\n",
+		"bin/tool":           "\x00\x01Hello binary",
 	}
 	base := time.Now().Add(-time.Hour)
 	i := 0

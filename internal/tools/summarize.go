@@ -47,6 +47,17 @@ func Summarize(name string, input json.RawMessage) string {
 		}
 	case "tool_search":
 		arg = str("query")
+	case "skill":
+		arg = joinNonEmpty(str("name"), str("arguments"))
+	case "agent":
+		arg = joinNonEmpty(str("subagent_type"), str("description"))
+	case "exit_plan_mode":
+		arg = firstLine(str("plan"))
+	case "schedule_wakeup":
+		if d, ok := m["delay_seconds"].(float64); ok {
+			arg = fmt.Sprintf("%ds", int(d))
+		}
+		arg = joinNonEmpty(arg, str("reason"))
 	default:
 		arg = firstStringField(m)
 	}

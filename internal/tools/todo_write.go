@@ -35,9 +35,16 @@ type todoWriteInput struct {
 	Todos []Todo `json:"todos"`
 }
 
-func (TodoWrite) Name() string                  { return todoWriteMeta.name }
-func (TodoWrite) Description() string           { return todoWriteMeta.desc }
-func (TodoWrite) Schema() json.RawMessage       { return todoWriteMeta.schema }
+// Name implements Tool.
+func (TodoWrite) Name() string { return todoWriteMeta.name }
+
+// Description implements Tool.
+func (TodoWrite) Description() string { return todoWriteMeta.desc }
+
+// Schema implements Tool.
+func (TodoWrite) Schema() json.RawMessage { return todoWriteMeta.schema }
+
+// ReadOnly implements Tool.
 func (TodoWrite) ReadOnly(json.RawMessage) bool { return false }
 
 // Check refuses blank items and unknown statuses.

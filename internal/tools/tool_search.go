@@ -31,6 +31,7 @@ type toolSearchInput struct {
 	Query string `json:"query"`
 }
 
+// ReadOnly implements Tool.
 func (*toolSearch) ReadOnly(json.RawMessage) bool { return true }
 
 // Check refuses an empty query.

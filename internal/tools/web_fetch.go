@@ -42,8 +42,13 @@ type webFetchInput struct {
 	URL string `json:"url"`
 }
 
-func (WebFetch) Name() string            { return webFetchMeta.name }
-func (WebFetch) Description() string     { return webFetchMeta.desc }
+// Name implements Tool.
+func (WebFetch) Name() string { return webFetchMeta.name }
+
+// Description implements Tool.
+func (WebFetch) Description() string { return webFetchMeta.desc }
+
+// Schema implements Tool.
 func (WebFetch) Schema() json.RawMessage { return webFetchMeta.schema }
 
 // ReadOnly: it changes nothing locally, so it may run alongside other

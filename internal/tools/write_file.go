@@ -30,9 +30,16 @@ type writeFileInput struct {
 	Content  string `json:"content"`
 }
 
-func (WriteFile) Name() string                  { return writeFileMeta.name }
-func (WriteFile) Description() string           { return writeFileMeta.desc }
-func (WriteFile) Schema() json.RawMessage       { return writeFileMeta.schema }
+// Name implements Tool.
+func (WriteFile) Name() string { return writeFileMeta.name }
+
+// Description implements Tool.
+func (WriteFile) Description() string { return writeFileMeta.desc }
+
+// Schema implements Tool.
+func (WriteFile) Schema() json.RawMessage { return writeFileMeta.schema }
+
+// ReadOnly implements Tool.
 func (WriteFile) ReadOnly(json.RawMessage) bool { return false }
 
 // Check refuses an empty path or one outside the allowed directories.

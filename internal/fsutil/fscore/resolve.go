@@ -56,6 +56,9 @@ func Abs(root, home, path string) (string, error) {
 	}
 	switch {
 	case p == "~":
+		if home == "" {
+			return "", fmt.Errorf("cannot expand %q: home directory unknown", path)
+		}
 		p = home
 	case strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`):
 		if home == "" {
@@ -79,7 +82,7 @@ func RealPath(p string) (string, error) {
 	p = filepath.Clean(p)
 	var rest []string
 	cur := p
-	for {
+	for hops := 0; ; {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
 			for i := len(rest) - 1; i >= 0; i-- {
@@ -89,6 +92,22 @@ func RealPath(p string) (string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
 			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		// A dangling symlink: follow it by hand, or a write through it
+		// would land wherever it points.
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > 40 {
+				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", p)
+			}
+			target, rerr := os.Readlink(cur)
+			if rerr != nil {
+				return "", fmt.Errorf("resolve %s: %w", p, rerr)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(cur), target)
+			}
+			cur = filepath.Clean(target)
+			continue
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

@@ -20,7 +20,8 @@ var ErrStop = errors.New("stop walking")
 
 // Walk calls fn with the absolute path of every file under dir that git
 // would not ignore (.gitignore, .ignore, .gitmodules are honoured; hidden
-// files are included; .git, .hg and .svn are skipped). The walk runs in
+// files are included; .git, .hg and .svn are skipped; ignore files of the
+// directories above dir up to the repository root apply too). The walk runs in
 // parallel, so the order is unspecified; fn is called from one goroutine.
 // It stops when ctx is done (returning ctx.Err()) or fn returns an error.
 func Walk(ctx context.Context, dir string, fn func(abs string) error) error {
@@ -31,6 +32,7 @@ func Walk(ctx context.Context, dir string, fn func(abs string) error) error {
 	if !fi.IsDir() {
 		return fn(dir)
 	}
+	anc := newAncestorIgnore(dir)
 	queue := make(chan *gocodewalker.File, 256)
 	w := gocodewalker.NewFileWalker(dir, queue)
 	w.IncludeHidden = true
@@ -46,6 +48,9 @@ func Walk(ctx context.Context, dir string, fn func(abs string) error) error {
 		if err := ctx.Err(); err != nil {
 			stopErr, stopped = err, true
 			w.Terminate()
+			continue
+		}
+		if anc.ignored(f.Location) {
 			continue
 		}
 		if err := fn(f.Location); err != nil {

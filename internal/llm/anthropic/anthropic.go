@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,6 +43,8 @@ type Config struct {
 type Client struct {
 	cfg Config
 	url string
+	// official is true for Anthropic's own API, which takes only signed thinking.
+	official bool
 }
 
 // New makes a client. It does not contact the server.
@@ -58,7 +61,11 @@ func New(cfg Config) *Client {
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = 10 * time.Minute
 	}
-	return &Client{cfg: cfg, url: MessagesURL(cfg.BaseURL)}
+	official := false
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
+		official = strings.HasSuffix(strings.ToLower(u.Hostname()), "anthropic.com")
+	}
+	return &Client{cfg: cfg, url: MessagesURL(cfg.BaseURL), official: official}
 }
 
 // MessagesURL appends /v1/messages to a base URL, tolerating a trailing /v1.
@@ -78,7 +85,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
 	}
-	body, err := encodeRequest(req, true)
+	body, err := encodeRequest(req, true, !c.official)
 	if err != nil {
 		return nil, err
 	}

@@ -42,12 +42,12 @@ func decodeBody(t *testing.T, body []byte) map[string]any {
 func TestEncodeRequest(t *testing.T) {
 	req := &llm.Request{
 		Model: "claude-sonnet-4-5", MaxTokens: 8000, Thinking: true,
-		System: []llm.SystemBlock{{Text: "static core", Cache: true}, {Text: "dynamic env"}},
-		Tools: []llm.ToolSpec{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "b"}},
+		System:   []llm.SystemBlock{{Text: "static core", Cache: true}, {Text: "dynamic env"}},
+		Tools:    []llm.ToolSpec{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "b"}},
 		Messages: history(),
 	}
 	before, _ := json.Marshal(req.Messages)
-	body, err := encodeRequest(req, true)
+	body, err := encodeRequest(req, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +102,17 @@ func TestEncodeRequest(t *testing.T) {
 	}
 }
 
+func TestUnsignedThinkingForCompatibleServers(t *testing.T) {
+	req := &llm.Request{Model: "deepseek-chat", Messages: history()}
+	body, _ := encodeRequest(req, true, true)
+	if !strings.Contains(string(body), "unsigned reasoning from another vendor") {
+		t.Fatal("compatible servers must get their reasoning back")
+	}
+	if New(Config{}).official != true || New(Config{BaseURL: "https://api.deepseek.com/anthropic"}).official {
+		t.Fatal("official API detection")
+	}
+}
+
 func TestThinkingOnlyForCapableModels(t *testing.T) {
 	tests := []struct {
 		model    string
@@ -114,7 +125,7 @@ func TestThinkingOnlyForCapableModels(t *testing.T) {
 		{"claude-opus-4-1", 1024, false}, // no room for the minimum budget
 	}
 	for _, tc := range tests {
-		body, _ := encodeRequest(&llm.Request{Model: tc.model, MaxTokens: tc.max, Thinking: true, Messages: []llm.Message{llm.UserText("x")}}, true)
+		body, _ := encodeRequest(&llm.Request{Model: tc.model, MaxTokens: tc.max, Thinking: true, Messages: []llm.Message{llm.UserText("x")}}, true, false)
 		if got := decodeBody(t, body)["thinking"] != nil; got != tc.thinking {
 			t.Errorf("%s: thinking sent = %v, want %v", tc.model, got, tc.thinking)
 		}
@@ -122,7 +133,7 @@ func TestThinkingOnlyForCapableModels(t *testing.T) {
 }
 
 func TestPurposeTagAdded(t *testing.T) {
-	body, _ := encodeRequest(&llm.Request{Model: "m", Purpose: llm.PurposeCompact, System: []llm.SystemBlock{{Text: "Summarise."}}, Messages: []llm.Message{llm.UserText("x")}}, true)
+	body, _ := encodeRequest(&llm.Request{Model: "m", Purpose: llm.PurposeCompact, System: []llm.SystemBlock{{Text: "Summarise."}}, Messages: []llm.Message{llm.UserText("x")}}, true, false)
 	req, _, err := ParseRequest(body)
 	if err != nil || req.Purpose != llm.PurposeCompact {
 		t.Fatalf("purpose %q, %v", req.Purpose, err)
@@ -263,8 +274,8 @@ func TestDecodeStreamFailures(t *testing.T) {
 		retryable bool
 		want      string
 	}{
-		{"cut before message_stop", head, true, "no message_stop"},
-		{"cut inside a line", head + "event: content_block_start\ndata: {\"type\":\"con", true, "no message_stop"},
+		{"cut before message_stop", head, true, "stream cut before message_stop"},
+		{"cut inside a line", head + "event: content_block_start\ndata: {\"type\":\"con", true, "stream cut before message_stop"},
 		{"overloaded event", head + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n", true, "Overloaded"},
 		{"api_error event", head + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal\"}}\n\n", true, "Internal"},
 		{"invalid request event", head + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}\n\n", false, "bad"},

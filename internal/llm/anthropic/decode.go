@@ -250,6 +250,14 @@ func (d *decoder) finish() (*llm.Response, error) {
 	if !ok {
 		stop = llm.StopOther
 	}
+	if d.stop == "" { // some compatible servers send no message_delta
+		stop = llm.StopEndTurn
+		for _, b := range d.blocks {
+			if b.block.Type == llm.BlockToolUse {
+				stop = llm.StopToolUse
+			}
+		}
+	}
 	msg := llm.Message{Role: llm.RoleAssistant}
 	for _, i := range idx {
 		b := d.blocks[i]

@@ -87,8 +87,10 @@ func maxTokens(req *llm.Request) int {
 }
 
 // encodeRequest builds the wire request. Everything is a fresh copy, so the
-// cache markers never reach the stored history.
-func encodeRequest(req *llm.Request, stream bool) ([]byte, error) {
+// cache markers never reach the stored history. replayUnsigned sends
+// thinking without a signature back (Anthropic-compatible servers of other
+// vendors want their reasoning returned; Anthropic itself rejects it).
+func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error) {
 	w := wireRequest{Model: req.Model, MaxTokens: maxTokens(req), Stream: stream}
 	marks := 0
 	for _, s := range llm.TaggedSystem(req) {
@@ -115,7 +117,7 @@ func encodeRequest(req *llm.Request, stream bool) ([]byte, error) {
 	for _, m := range req.Messages {
 		wm := wireMessage{Role: string(m.Role)}
 		for _, b := range m.Content {
-			if wb, ok := encodeBlock(b); ok {
+			if wb, ok := encodeBlock(b, replayUnsigned); ok {
 				wm.Content = append(wm.Content, wb)
 			}
 		}
@@ -182,7 +184,7 @@ func safeID(id string) string {
 	return b.String()
 }
 
-func encodeBlock(b llm.Block) (wireBlock, bool) {
+func encodeBlock(b llm.Block, replayUnsigned bool) (wireBlock, bool) {
 	switch b.Type {
 	case llm.BlockText:
 		if strings.TrimSpace(b.Text) == "" {
@@ -190,7 +192,7 @@ func encodeBlock(b llm.Block) (wireBlock, bool) {
 		}
 		return wireBlock{Type: "text", Text: b.Text}, true
 	case llm.BlockThinking:
-		if b.Signature == "" {
+		if b.Signature == "" && !replayUnsigned {
 			return wireBlock{}, false // unsigned reasoning from another vendor
 		}
 		t := b.Text

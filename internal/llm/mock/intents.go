@@ -157,14 +157,19 @@ func stepText(c llm.Block) string {
 	return "I'll use " + c.Name + "."
 }
 
-// summarise reports the tool results in a few lines.
+// lineNumber matches the "   12\t" prefix read_file puts on each line.
+var lineNumber = regexp.MustCompile(`^\s*\d+[\t→|]`)
+
+// summarise reports the tool results in a few lines: which call, whether it
+// worked, and the first line of what it returned.
 func summarise(results []llm.Block, calls map[string]llm.Block) string {
 	if len(results) == 0 {
 		return "Nothing to do."
 	}
 	var b strings.Builder
 	for _, r := range results {
-		name := calls[r.ID].Name
+		c := calls[r.ID]
+		name := c.Name
 		if name == "" {
 			name = "tool"
 		}
@@ -174,15 +179,31 @@ func summarise(results []llm.Block, calls map[string]llm.Block) string {
 		}
 		content := strings.TrimSpace(r.Content)
 		lines := strings.Split(content, "\n")
-		first := lines[0]
+		first := strings.TrimSpace(lineNumber.ReplaceAllString(lines[0], ""))
 		if len([]rune(first)) > 200 {
 			first = string([]rune(first)[:200]) + "…"
 		}
-		fmt.Fprintf(&b, "%s %s (%d line(s) of output)", name, status, len(lines))
+		fmt.Fprintf(&b, "%s %s", name, status)
+		if arg := mainArg(c.Input); arg != "" {
+			fmt.Fprintf(&b, " (%s)", arg)
+		}
+		fmt.Fprintf(&b, ", %d line(s) of output", len(lines))
 		if content != "" {
 			fmt.Fprintf(&b, ": %s", first)
 		}
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// mainArg is the argument that says what a call was about.
+func mainArg(input json.RawMessage) string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	for _, k := range []string{"file_path", "command", "pattern", "path"} {
+		if v, ok := in[k].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -74,7 +74,7 @@ func TestIntents(t *testing.T) {
 	}{
 		{"read greeting.txt", []string{`read_file {"file_path":"greeting.txt"}`}, "read_file done"},
 		{"list files", []string{`list_files {}`}, "list_files done"},
-		{"search TODO_MARK", []string{`grep_search {"pattern":"TODO_MARK"}`}, "grep_search done"},
+		{"search NEEDLE_MARK", []string{`grep_search {"pattern":"NEEDLE_MARK"}`}, "grep_search done"},
 		{"run `go test ./...`", []string{`run_shell {"command":"go test ./..."}`}, "run_shell done"},
 		{`replace "hello" with "goodbye" in greeting.txt`, []string{
 			`read_file {"file_path":"greeting.txt"}`,
@@ -193,5 +193,13 @@ func TestPieces(t *testing.T) {
 		if !utf8.ValidString(p) {
 			t.Fatalf("piece %q splits a character", p)
 		}
+	}
+}
+
+func TestSummaryReadsLikeAnAnswer(t *testing.T) {
+	hist, _ := converse(t, New(nil), "read greeting.txt", func(b llm.Block) (string, bool) { return "     1\thello world\n     2\tbye", false })
+	final := hist[len(hist)-1].Text()
+	if final != "read_file done (greeting.txt), 2 line(s) of output: hello world" {
+		t.Fatalf("final %q", final)
 	}
 }

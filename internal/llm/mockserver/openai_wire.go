@@ -38,7 +38,7 @@ func (s *Server) handleOpenAI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pl := s.engine.Plan(req)
-	s.logf("POST %s %s turn %d stream=%v", r.URL.Path, req.Purpose, pl.Turn, stream)
+	s.logf("POST %s %s", r.URL.Path, describe(req.Purpose, pl, stream))
 	if f := pl.Fault; f != nil {
 		for k, v := range mock.FaultHeader(f) {
 			w.Header()[k] = v

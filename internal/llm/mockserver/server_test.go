@@ -113,7 +113,9 @@ func asAPI(err error, target **llm.APIError) bool {
 }
 
 func TestValidate(t *testing.T) {
-	use := func(id string) llm.Block { return llm.Block{Type: llm.BlockToolUse, ID: id, Name: "t", Input: json.RawMessage("{}")} }
+	use := func(id string) llm.Block {
+		return llm.Block{Type: llm.BlockToolUse, ID: id, Name: "t", Input: json.RawMessage("{}")}
+	}
 	res := func(id string) llm.Block { return llm.Block{Type: llm.BlockToolResult, ID: id} }
 	user := func(bs ...llm.Block) llm.Message { return llm.Message{Role: llm.RoleUser, Content: bs} }
 	asst := func(bs ...llm.Block) llm.Message { return llm.Message{Role: llm.RoleAssistant, Content: bs} }

@@ -166,7 +166,7 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pl := s.engine.Plan(req)
-	s.logf("POST %s %s turn %d stream=%v", r.URL.Path, req.Purpose, pl.Turn, stream)
+	s.logf("POST %s %s", r.URL.Path, describe(req.Purpose, pl, stream))
 	if f := pl.Fault; f != nil {
 		for k, v := range mock.FaultHeader(f) {
 			w.Header()[k] = v
@@ -287,6 +287,28 @@ func anthropicArgs(st *streamer, base int, pieces [][]string, interleave bool, o
 		}
 	}
 	return nil
+}
+
+// describe is the log line of one answered request.
+func describe(p llm.Purpose, pl mock.Plan, stream bool) string {
+	s := string(p)
+	if pl.Turn > 0 {
+		s += fmt.Sprintf(" turn %d", pl.Turn)
+	}
+	if stream {
+		s += " (stream)"
+	}
+	switch {
+	case pl.Fault != nil:
+		s += fmt.Sprintf(": injected HTTP %d", pl.Fault.Status)
+	case pl.CutAfter > 0:
+		s += fmt.Sprintf(": connection cut after %d chunks", pl.CutAfter)
+	case pl.StreamError != nil:
+		s += fmt.Sprintf(": %s event after %d chunks", pl.StreamError.Type, pl.StreamError.AfterChunks)
+	default:
+		s += fmt.Sprintf(": %d chars of text, %d tool call(s), stop %s", len(pl.Text), len(pl.ToolCalls), pl.Stop)
+	}
+	return s
 }
 
 // --- shared --------------------------------------------------------------

@@ -17,6 +17,7 @@ type call struct {
 	obj     json.RawMessage // arguments sent as an object
 	input   json.RawMessage
 	started bool
+	gen     bool // id made up by hew
 	done    bool
 	bad     bool
 	pending []string // argument pieces seen before the name
@@ -79,9 +80,9 @@ func (d *decoder) slot(tc wireToolCall) *call {
 	switch {
 	case c == nil:
 		return d.newCall(*tc.Index, tc.ID)
-	case tc.ID != "" && c.id != "" && tc.ID != c.id && !c.generatedID():
+	case tc.ID != "" && c.id != "" && tc.ID != c.id && !c.gen:
 		return d.newCall(*tc.Index, tc.ID)
-	case tc.ID == "" && name != "" && c.name != "" && c.argsComplete():
+	case name != "" && c.name != "" && c.argsComplete() && (tc.ID == "" || c.gen):
 		return d.newCall(*tc.Index, "")
 	}
 	if c.id == "" && tc.ID != "" {
@@ -89,8 +90,6 @@ func (d *decoder) slot(tc wireToolCall) *call {
 	}
 	return c
 }
-
-func (c *call) generatedID() bool { return strings.HasPrefix(c.id, genPrefix) }
 
 func (c *call) argsComplete() bool {
 	if c.obj != nil {
@@ -150,7 +149,7 @@ func (d *decoder) toolDelta(tc wireToolCall) error {
 	}
 	if !c.started && c.name != "" {
 		if c.id == "" {
-			c.id = genID()
+			c.id, c.gen = genID(), true
 		}
 		c.started = true
 		c.idx = d.nextIdx()

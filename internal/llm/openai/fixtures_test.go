@@ -51,7 +51,7 @@ var fixtures = []struct {
 	{file: "error_in_stream_fatal.sse", err: "maximum context length", retryable: false},
 	{file: "malformed_json.sse", err: "malformed stream: data line is not a JSON chunk"},
 	{file: "malformed_args.sse", err: "malformed stream: tool call call_m (read_file): arguments are not a JSON object"},
-	{file: "cut_no_done.sse", err: "no [DONE]", retryable: true},
+	{file: "cut_no_done.sse", err: "stream cut before [DONE]", retryable: true},
 }
 
 func TestFixtures(t *testing.T) {

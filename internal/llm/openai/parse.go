@@ -67,7 +67,13 @@ func ParseRequest(body []byte) (req *llm.Request, stream, includeUsage bool, err
 			}
 			req.Messages = append(req.Messages, msg)
 		default:
-			req.Messages = append(req.Messages, llm.Message{Role: llm.Role(m.Role), Content: []llm.Block{{Type: llm.BlockText, Text: text}}})
+			b := llm.Block{Type: llm.BlockText, Text: text}
+			if n := len(req.Messages); m.Role == "user" && n > 0 && req.Messages[n-1].Role == llm.RoleUser && onlyResults(req.Messages[n-1]) {
+				// Text after tool messages belongs to the same user turn.
+				req.Messages[n-1].Content = append(req.Messages[n-1].Content, b)
+				continue
+			}
+			req.Messages = append(req.Messages, llm.Message{Role: llm.Role(m.Role), Content: []llm.Block{b}})
 		}
 	}
 	if len(req.System) > 0 {

@@ -6,7 +6,6 @@ package retry
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -141,11 +140,11 @@ func StreamError(typ, msg string) error {
 }
 
 // ErrStreamCut means the stream ended before its terminator.
-var ErrStreamCut = errors.New("stream ended before its end marker (connection cut)")
+var ErrStreamCut = errors.New("stream cut before its end")
 
 // Cut reports a stream that stopped early; what names the missing marker.
 func Cut(what string, cause error) error {
-	msg := fmt.Sprintf("%v: no %s", ErrStreamCut, what)
+	msg := "stream cut before " + what
 	if cause != nil && cause != io.EOF {
 		msg += " (" + cause.Error() + ")"
 	}

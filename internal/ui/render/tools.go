@@ -30,8 +30,12 @@ func (r *Renderer) toolStarted(ev agent.ToolStarted) {
 }
 
 func (r *Renderer) callLine(name, summary string, input json.RawMessage) string {
-	if summary == "" {
-		summary = summarize(input)
+	if summary == "" && len(input) > 0 {
+		summary = tools.Summarize(name, input)
+	}
+	// tools.Summarize writes "name(arg)"; the line shows the name once.
+	if inner, ok := strings.CutPrefix(summary, name+"("); ok && strings.HasSuffix(inner, ")") {
+		summary = strings.TrimSuffix(inner, ")")
 	}
 	summary = oneLine(sanitize(summary))
 	room := r.s.Width() - Width(name) - 3

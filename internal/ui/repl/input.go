@@ -24,6 +24,10 @@ type ttyReader struct {
 func newTTYReader(historyFile string) (*ttyReader, error) {
 	rl := readline.NewShell()
 	_ = rl.Config.Set("enable-bracketed-paste", true)
+	// The prompt always starts at column 0 (the renderer ends its lines), so
+	// the editor needs no "where is the cursor" query; answering that query
+	// races with typed keys and loses them.
+	_ = rl.Config.Set("cursor-position-probe", false)
 	t := &ttyReader{rl: rl}
 	rl.Prompt.Primary(func() string { return t.prompt })
 	rl.Prompt.Secondary(func() string { return "  " })

@@ -21,7 +21,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("HEW_REPL_TEST_MAIN") == "1" {
 		os.Exit(fakeMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtDir != "" {
+		_ = os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
 }
 
 func fakeMain() int {
@@ -77,10 +81,11 @@ func (ts *tmuxSession) screen() string {
 // waitScreen polls the pane until ok holds. The limit only stops a hang.
 func (ts *tmuxSession) waitScreen(what string, ok func(string) bool) string {
 	ts.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		sc := ts.screen()
 		if ok(sc) {
+			ts.t.Logf("%s: got %s", time.Now().Format("15:04:05.000"), what)
 			return sc
 		}
 		if time.Now().After(deadline) {
@@ -114,7 +119,7 @@ func TestREPLUnderTmux(t *testing.T) {
 	}
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "state", "history")
-	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-repl-test-%d", os.Getpid())}
+	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-repl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
 	ts.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "40",
 		"env", "HEW_REPL_TEST_MAIN=1", "HEW_TEST_HISTORY="+hist, "HOME="+dir, "NO_COLOR=1", exe)
@@ -146,11 +151,13 @@ func TestREPLUnderTmux(t *testing.T) {
 	ts.waitPrompts(5)
 
 	ts.keys("/exit", "Enter")
+	var st string
 	ts.waitScreen("the program to exit", func(string) bool {
-		return strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}")) == "1"
+		st = strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}:#{pane_dead_status}"))
+		return strings.HasPrefix(st, "1:") && st != "1:"
 	})
-	if st := strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead_status}")); st != "0" {
-		t.Errorf("exit status = %s, want 0\n%s", st, ts.screen())
+	if st != "1:0" {
+		t.Errorf("pane dead:status = %s, want 1:0\n%s", st, ts.screen())
 	}
 	data, err := os.ReadFile(hist)
 	if err != nil {
@@ -163,4 +170,4 @@ func TestREPLUnderTmux(t *testing.T) {
 	}
 }
 
-var keyDelay = 100 * time.Millisecond
+var keyDelay = 20 * time.Millisecond

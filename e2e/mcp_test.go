@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// everythingServer locates the npm-installed MCP reference server (make test
+// installs it into HEW_TEST_NPM_PREFIX, default <repo>/.cache/npm).
+func everythingServer(t *testing.T) (node, script string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	prefix := os.Getenv("HEW_TEST_NPM_PREFIX")
+	if prefix == "" {
+		wd, _ := os.Getwd()
+		prefix = filepath.Join(filepath.Dir(wd), ".cache", "npm")
+	}
+	script = filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("server-everything is not installed (%v); run make deps", err)
+	}
+	return node, script
+}
+
+// An MCP server from --mcp-config joins the loop: its tool is offered to the
+// model, runs through hew's permission rules, and its answer comes back.
+func TestMCPToolInHeadlessRun(t *testing.T) {
+	node, script := everythingServer(t)
+	s := newSandbox(t, false)
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{script, "stdio"}},
+	}})
+	cfgPath := s.scenario("mcp.json", string(cfg))
+	sc := s.scenario("echo.json", `{"turns": [
+ {"tool_calls": [{"name": "mcp__everything__echo", "input": {"message": "ping through mcp"}}]},
+ {"text": "The server echoed."}
+]}`)
+	env := []string{"HEW_MOCK_SCRIPT=" + sc}
+
+	// Without an allow rule the call would ask; headless denies it.
+	r := s.run(env, "--mock", "-p", "--mcp-config", cfgPath, "--output-format", "stream-json", "echo something")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	if tools, _ := evs[0]["tools"].([]any); !containsAny(tools, "mcp__everything__echo") {
+		t.Errorf("init tools lack the MCP tool: %v", evs[0]["tools"])
+	}
+	if d := ofType(evs, "permission_denial"); len(d) != 1 || d[0]["tool"] != "mcp__everything__echo" {
+		t.Errorf("denials = %v", d)
+	}
+
+	r = s.run(env, "--mock", "-p", "--mcp-config", cfgPath, "--allowed-tools", "mcp__everything", "--output-format", "stream-json", "echo something")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	evs = events(t, r.stdout)
+	res := ofType(evs, "tool_result")
+	if len(res) != 1 || res[0]["is_error"] != false || !strings.Contains(res[0]["content"].(string), "ping through mcp") {
+		t.Errorf("tool results = %v\nstderr:\n%s", res, r.stderr)
+	}
+}
+
+func TestMCPListAndAdd(t *testing.T) {
+	node, script := everythingServer(t)
+	s := newSandbox(t, false)
+	r := s.run(nil, "mcp", "add", "everything", "--", node, script, "stdio")
+	if r.code != 0 {
+		t.Fatalf("mcp add: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(s.proj, ".mcp.json")); err != nil {
+		t.Fatalf("mcp add wrote no .mcp.json: %v", err)
+	}
+	r = s.run(nil, "mcp", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "everything") {
+		t.Errorf("mcp list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := s.run(nil, "mcp", "remove", "everything"); r.code != 0 {
+		t.Errorf("mcp remove: exit %d\n%s", r.code, r.stderr)
+	}
+}

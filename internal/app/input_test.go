@@ -1,0 +1,60 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadPiped(t *testing.T) {
+	got, err := readPiped(strings.NewReader("fix the test\n\n"), 0)
+	if err != nil || got != "fix the test" {
+		t.Errorf("readPiped = %q, %v", got, err)
+	}
+	// A pipe that stays open and silent does not hang a run that has a prompt.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	got, err = readPiped(r, 20*time.Millisecond)
+	if err != nil || got != "" {
+		t.Errorf("silent pipe: %q, %v", got, err)
+	}
+}
+
+func TestClassifyStdin(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "prompt.txt")
+	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if got := classifyStdin(file); got != stdinPiped {
+		t.Errorf("regular file: %v", got)
+	}
+	if got := classifyStdin(r); got != stdinPiped {
+		t.Errorf("pipe: %v", got)
+	}
+	if got := classifyStdin(nil); got != stdinNone {
+		t.Errorf("nil: %v", got)
+	}
+	if null, err := os.Open(os.DevNull); err == nil {
+		defer null.Close()
+		if got := classifyStdin(null); got != stdinNone {
+			t.Errorf("%s: %v", os.DevNull, got)
+		}
+	}
+}

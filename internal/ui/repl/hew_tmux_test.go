@@ -1,0 +1,132 @@
+package repl
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scenario for the real binary: a slowly streamed answer (interrupted), a
+// read, then a write that asks for approval.
+const tmuxScenario = `{"turns": [
+ {"text": "Streaming slowly: one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen.", "chunk_size": 6, "chunk_delay_ms": 150},
+ {"text": "I'll read it.", "tool_calls": [{"name": "read_file", "input": {"file_path": "greeting.txt"}}]},
+ {"text": "## Answer\nIt says **hello**."},
+ {"text": "Writing.", "tool_calls": [{"name": "write_file", "input": {"file_path": "new.txt", "content": "written by hew\n"}}]},
+ {"text": "Wrote new.txt."}
+]}`
+
+// TestHewBinaryREPLUnderTmux drives the real hew binary (built from
+// ./cmd/hew with the offline mock model) in a terminal: streamed text,
+// Ctrl+C mid-turn, the prompt returns, the session goes on, an approval is
+// answered with one key, /exit exits 0.
+func TestHewBinaryREPLUnderTmux(t *testing.T) {
+	for _, tool := range []string{"tmux", "go", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no tmux on windows")
+	}
+	bin := buildHew(t)
+	tmp := t.TempDir()
+	proj, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "home")
+	for _, d := range []string{proj, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	mustWrite(t, filepath.Join(proj, "greeting.txt"), "hello\n")
+	sc := filepath.Join(tmp, "scenario.json")
+	mustWrite(t, sc, tmuxScenario)
+
+	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-bin-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
+	ts.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "50", "-c", proj,
+		"env", "-i", "PATH="+os.Getenv("PATH"), "HOME="+tmp, "TERM=screen", "HEW_HOME="+home, "HEW_MOCK_SCRIPT="+sc,
+		bin, "--mock")
+	ts.run("set-option", "-t", "hew", "remain-on-exit", "on")
+	ts.waitPrompts(1)
+
+	ts.keys("tell me a story", "Enter")
+	ts.waitText("three")
+	ts.keys("C-c")
+	ts.waitText("Interrupted")
+	ts.waitPrompts(2)
+
+	ts.keys("what does greeting.txt say", "Enter")
+	ts.waitText("It says hello.")
+	ts.waitText("read_file greeting.txt")
+	ts.waitPrompts(3)
+
+	ts.keys("write a file", "Enter")
+	ts.waitText("Allow write_file?")
+	ts.keys("y")
+	ts.waitText("Wrote new.txt.")
+	ts.waitPrompts(4)
+	data, err := os.ReadFile(filepath.Join(proj, "new.txt"))
+	if err != nil || string(data) != "written by hew\n" {
+		t.Errorf("approved write: %q, %v", data, err)
+	}
+
+	ts.keys("/exit", "Enter")
+	var st string
+	ts.waitScreen("hew to exit", func(string) bool {
+		st = strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}:#{pane_dead_status}"))
+		return strings.HasPrefix(st, "1:") && st != "1:"
+	})
+	if st != "1:0" {
+		t.Errorf("pane dead:status = %s, want 1:0\n%s", st, ts.screen())
+	}
+	sessions, _ := filepath.Glob(filepath.Join(home, "projects", "*", "sessions", "*.jsonl"))
+	if len(sessions) != 1 {
+		t.Errorf("session files = %v, want one", sessions)
+	}
+	if _, err := os.Stat(filepath.Join(home, "history")); err != nil {
+		t.Errorf("history file: %v", err)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtDir  string // removed by TestMain
+	builtBin  string
+	buildErr  error
+)
+
+// buildHew builds ./cmd/hew once per test binary run.
+func buildHew(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		builtDir, buildErr = os.MkdirTemp("", "hew-repl-test-")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(builtDir, "hew")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/hew-dev/hew/cmd/hew").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building cmd/hew: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
