@@ -13,6 +13,7 @@ import (
 
 // hew permissions check decides with this directory's settings, as a session would.
 func TestPermissionsCheck(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write(".hew/settings.json", `{"permissions": {"deny": ["run_shell(rm -rf*)"], "allow": ["run_shell(npm test*)"]}}`)
 	for _, tc := range []struct {
@@ -50,6 +51,7 @@ func TestPermissionsCheck(t *testing.T) {
 
 // Sessions made by runs show up in `hew sessions`, and can be removed.
 func TestSessionsCommand(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write("a.txt", "alpha\n")
 	r := s.run(nil, "--mock", "-p", "--output-format", "json", "read a.txt")
@@ -83,6 +85,7 @@ func TestSessionsCommand(t *testing.T) {
 
 // --goal keeps going until the evaluator (a side request) says the goal is met.
 func TestGoal(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	for _, tc := range []struct {
 		verdict, stop string
@@ -102,6 +105,7 @@ func TestGoal(t *testing.T) {
 // The real HTTP clients against `hew mock-server`, with the base URL
 // conventions of SPEC section 2.
 func TestAgainstMockServer(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write("greeting.txt", "hello over http\n")
 	sc := s.scenario("http.json", `{"turns": [
@@ -179,6 +183,7 @@ func startMockServer(t *testing.T, s *sandbox, scenario string) (string, func())
 
 // Shell commands are confined to the project even in bypassPermissions.
 func TestSandboxConfinesShellWrites(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	if d := s.run(nil, "doctor", "--mock"); !strings.Contains(d.stdout, "sandbox: available") {
 		t.Skipf("no Landlock here:\n%s", d.stdout)
@@ -203,6 +208,7 @@ func TestSandboxConfinesShellWrites(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	r := s.run(nil, "doctor")
 	if r.code != 1 || !strings.Contains(r.stdout, "ANTHROPIC_API_KEY") || !strings.Contains(r.stdout, "--mock") {

@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	hewBin = filepath.Join(dir, "hew")
-	build := exec.Command("go", "build", "-o", hewBin, "github.com/hew-dev/hew/cmd/hew")
+	args := []string{"build", "-o", hewBin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "github.com/hew-dev/hew/cmd/hew")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building hew:", err)

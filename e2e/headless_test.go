@@ -13,6 +13,7 @@ import (
 // section 6's, the file really changes, the session is recorded under
 // HEW_HOME, and nothing else appears in the project.
 func TestStreamJSONEditsFileInGitRepo(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, true)
 	s.write("greeting.txt", "hello world\n")
 	s.git("add", ".")
@@ -92,6 +93,7 @@ func TestStreamJSONEditsFileInGitRepo(t *testing.T) {
 // Without a mode that allows edits, headless denies the edit instead of
 // asking, lists it, and the model gets on with it.
 func TestHeadlessDeniesWhatWouldAsk(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write("greeting.txt", "hello\n")
 	sc := s.scenario("deny.json", `{"turns": [
@@ -127,6 +129,7 @@ func TestHeadlessDeniesWhatWouldAsk(t *testing.T) {
 
 // The README's first command: the built-in offline model reads a file.
 func TestMockReadsFileWithoutScript(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write("greeting.txt", "hello from the demo\n")
 	r := s.run(nil, "--mock", "-p", "read greeting.txt")
@@ -143,6 +146,7 @@ func TestMockReadsFileWithoutScript(t *testing.T) {
 
 // A prompt piped on stdin runs one task and exits, like -p.
 func TestPipedPromptRunsOnce(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write("notes.txt", "piped prompt works\n")
 	r := s.runStdin(nil, "read notes.txt\n", "--mock")
@@ -152,6 +156,7 @@ func TestPipedPromptRunsOnce(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	loop := s.scenario("loop.json", `{"turns": [
  {"tool_calls": [{"name": "list_files", "input": {}}]},
@@ -170,6 +175,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", nil, []string{"--no-such-flag"}, 2, []string{"unknown flag"}},
 		{"bad mode", nil, []string{"--mock", "--permission-mode", "sometimes", "-p", "hi"}, 2, []string{"unknown permission mode"}},
 		{"max turns", []string{"HEW_MOCK_SCRIPT=" + loop}, []string{"--mock", "-p", "--max-turns", "2", "--output-format", "json", "list everything"}, 3, nil},
+		{"max budget", []string{"HEW_MOCK_SCRIPT=" + loop}, []string{"--mock", "-p", "--max-budget-tokens", "10", "--output-format", "json", "list everything"}, 3, nil},
 		{"completed", nil, []string{"--mock", "-p", "list files"}, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,14 +188,15 @@ func TestExitCodes(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
 				}
 			}
-			if tc.name == "max turns" && !strings.Contains(r.stdout, `"stop_reason":"max_turns"`) {
-				t.Errorf("result does not say max_turns:\n%s", r.stdout)
+			if want := map[string]string{"max turns": "max_turns", "max budget": "max_budget"}[tc.name]; want != "" && !strings.Contains(r.stdout, `"stop_reason":"`+want+`"`) {
+				t.Errorf("result does not say %s:\n%s", want, r.stdout)
 			}
 		})
 	}
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	r := s.run(nil, "--version")
 	if r.code != 0 || !regexp.MustCompile(`^hew \S+`).MatchString(r.stdout) {

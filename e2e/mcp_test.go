@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingServer locates the npm-installed MCP reference server (make test
@@ -32,6 +36,7 @@ func everythingServer(t *testing.T) (node, script string) {
 // An MCP server from --mcp-config joins the loop: its tool is offered to the
 // model, runs through hew's permission rules, and its answer comes back.
 func TestMCPToolInHeadlessRun(t *testing.T) {
+	t.Parallel()
 	node, script := everythingServer(t)
 	s := newSandbox(t, false)
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
@@ -69,6 +74,7 @@ func TestMCPToolInHeadlessRun(t *testing.T) {
 }
 
 func TestMCPListAndAdd(t *testing.T) {
+	t.Parallel()
 	node, script := everythingServer(t)
 	s := newSandbox(t, false)
 	r := s.run(nil, "mcp", "add", "everything", "--", node, script, "stdio")
@@ -84,5 +90,52 @@ func TestMCPListAndAdd(t *testing.T) {
 	}
 	if r := s.run(nil, "mcp", "remove", "everything"); r.code != 0 {
 		t.Errorf("mcp remove: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// `hew mcp serve` offers hew's tools to an MCP client, under hew's rules:
+// reads run, a write that would ask is denied (no one can be asked).
+func TestMCPServe(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, false)
+	s.write("notes.txt", "served over mcp\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: s.cmd(nil, "mcp", "serve")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range list.Tools {
+		names[tl.Name] = true
+	}
+	if !names["read_file"] || !names["run_shell"] || !names["write_file"] {
+		t.Errorf("served tools = %v", names)
+	}
+	text := func(r *sdk.CallToolResult) string {
+		var b strings.Builder
+		for _, c := range r.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "read_file", Arguments: map[string]any{"file_path": "notes.txt"}})
+	if err != nil || res.IsError || !strings.Contains(text(res), "served over mcp") {
+		t.Errorf("read_file: %v %+v %q", err, res, text(res))
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "write_file", Arguments: map[string]any{"file_path": "new.txt", "content": "x"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "denied") {
+		t.Errorf("write_file: %v %+v %q", err, res, text(res))
+	}
+	if _, err := os.Stat(filepath.Join(s.proj, "new.txt")); err == nil {
+		t.Error("a write that would ask ran over mcp serve")
 	}
 }

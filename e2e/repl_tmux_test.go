@@ -77,6 +77,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // turn mid-stream and the prompt comes back, the session stays valid, and
 // /exit leaves with status 0.
 func TestREPLUnderTmux(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	s.write("greeting.txt", "hello from tmux\n")
 	story := strings.Repeat("Once upon a time there was a very long answer. ", 20)

@@ -21,6 +21,7 @@ import (
 // a session that `hew -c` resumes: the dangling call is answered
 // "interrupted", the history stays valid and the next turn completes.
 func TestKillMidToolThenContinue(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL and process groups are POSIX")
 	}
@@ -104,6 +105,7 @@ func TestKillMidToolThenContinue(t *testing.T) {
 
 // -c never picks up another directory's session.
 func TestContinueIsPerDirectory(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, false)
 	if r := s.run(nil, "--mock", "-p", "list files"); r.code != 0 {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
@@ -145,4 +147,72 @@ func checkPaired(t *testing.T, msgs []llm.Message) {
 			}
 		}
 	}
+}
+
+// Ctrl+C (SIGINT) in a headless run stops the turn: the result says
+// aborted, the exit status is 130 and the session stays loadable.
+func TestInterruptHeadless(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, false)
+	sc := s.scenario("slow-text.json", `{"turns": [{"text": "`+strings.Repeat("slowly ", 200)+`", "chunk_size": 7, "chunk_delay_ms": 50}]}`)
+	cmd := s.cmd([]string{"HEW_MOCK_SCRIPT=" + sc}, "-p", "--mock", "--output-format", "stream-json", "talk slowly")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	lines := make(chan string, 1000)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 1<<16)
+		var pending string
+		for {
+			n, err := pr.Read(buf)
+			pending += string(buf[:n])
+			for {
+				i := strings.IndexByte(pending, '\n')
+				if i < 0 {
+					break
+				}
+				lines <- pending[:i]
+				pending = pending[i+1:]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var all []string
+	sent := false
+	for l := range lines {
+		all = append(all, l)
+		if !sent && strings.Contains(l, `"type":"text"`) {
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			sent = true
+		}
+	}
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit %d (%v), want 130\n%s\n%s", code, err, strings.Join(all, "\n"), errb.String())
+	}
+	if last := all[len(all)-1]; !strings.Contains(last, `"type":"result"`) || !strings.Contains(last, `"stop_reason":"aborted"`) {
+		t.Errorf("last line = %s", last)
+	}
+	files := s.sessionFiles()
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	loaded, err := session.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPaired(t, loaded.Messages)
 }

@@ -30,6 +30,7 @@ type Agent struct {
 	cost        float64
 	costUnknown bool
 	intent      string
+	costWarned  bool // the cost limit was found unenforceable (turn goroutine only)
 	// turn-local accounting, reset by Run.
 	turnUsage   llm.Usage
 	turnCost    float64
@@ -258,6 +259,10 @@ func (a *Agent) overBudget() (bool, string) {
 	u, cost := a.Usage()
 	if a.cfg.MaxBudgetTokens > 0 && u.Total() >= a.cfg.MaxBudgetTokens {
 		return true, fmt.Sprintf("token budget reached: %d of %d tokens used", u.Total(), a.cfg.MaxBudgetTokens)
+	}
+	if a.cfg.MaxCostUSD > 0 && cost < 0 && !a.costWarned {
+		a.costWarned = true
+		a.pipe.emit(Notice{Level: "warn", Text: "--max-cost-usd cannot be enforced: hew knows no price for model " + a.Model() + "; use --max-budget-tokens"})
 	}
 	if a.cfg.MaxCostUSD > 0 && cost >= a.cfg.MaxCostUSD {
 		return true, fmt.Sprintf("cost limit reached: $%.4f of $%.4f", cost, a.cfg.MaxCostUSD)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,7 +172,8 @@ func (b *batch) finish(calls []llm.Block) []outcome {
 	return outs
 }
 
+// validObject reports whether in is a complete JSON object.
 func validObject(in []byte) bool {
-	var m map[string]any
-	return len(in) > 0 && json.Unmarshal(in, &m) == nil && m != nil
+	in = bytes.TrimSpace(in)
+	return len(in) > 1 && in[0] == '{' && json.Valid(in)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -254,3 +255,36 @@ func TestDeferredToolNeedsActivation(t *testing.T) {
 type deferredTool struct{ agenttest.Tool }
 
 func (deferredTool) Deferred() bool { return true }
+
+// TestNoGoroutineLeaks runs turns with parallel calls, early starts,
+// retries and cancellations and checks every goroutine is gone afterwards.
+func TestNoGoroutineLeaks(t *testing.T) {
+	base := runtime.NumGoroutine()
+	for i := 0; i < 20; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		slow := &agenttest.Tool{ToolName: "slow", RO: true, Fn: func(c context.Context, _ json.RawMessage) (tools.Result, error) {
+			if i%2 == 0 {
+				cancel()
+			}
+			select {
+			case <-c.Done():
+				return tools.Result{}, c.Err()
+			case <-time.After(time.Millisecond):
+				return tools.Result{Content: "ok"}, nil
+			}
+		}}
+		p := agenttest.NewProvider(step{Retries: 1, Calls: []llm.Block{call("a", "slow", `{}`), call("b", "slow", `{"x":1}`), call("c", "slow", `{"x":2}`)}}, step{Text: "done"})
+		h := newHarness(t, p, []tools.Tool{slow}, nil)
+		h.a.Run(ctx, "go")
+		cancel()
+		h.checkInvariants()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines left over (base %d):\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
+}

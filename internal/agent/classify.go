@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -139,31 +140,17 @@ func withNL(s string) string {
 	return s
 }
 
-// runawayKey identifies a call together with its result; the same key three
-// times in a row is a loop that makes no progress.
+// runawayKey identifies a call together with its result; the same key in
+// three consecutive answers is a loop that makes no progress.
 func runawayKey(name string, input json.RawMessage, content string, isErr bool) string {
 	h := sha256.New()
 	h.Write([]byte(name))
 	h.Write([]byte{0})
-	h.Write(canonicalJSON(input))
+	h.Write(bytes.TrimSpace(input))
 	h.Write([]byte{0})
 	h.Write([]byte(content))
 	if isErr {
 		h.Write([]byte{1})
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// canonicalJSON re-encodes input with sorted keys so that key order does
-// not make two identical calls look different.
-func canonicalJSON(input json.RawMessage) []byte {
-	var v any
-	if json.Unmarshal(input, &v) != nil {
-		return input
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return input
-	}
-	return b
 }

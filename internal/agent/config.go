@@ -40,10 +40,13 @@ type Config struct {
 	// Context keeps the history within the window; nil does nothing.
 	Context ContextManager
 
-	MaxTurns        int     // model round trips per user message (default 50)
-	MaxBudgetTokens int     // 0 = no limit
-	MaxCostUSD      float64 // 0 = no limit
-	MaxOutputTokens int     // per request; 0 = model default
+	MaxTurns int // model round trips per user message (default 50)
+	// MaxBudgetTokens and MaxCostUSD are hard stops for the whole run: they
+	// count every request since New (all token kinds, side requests
+	// included) and are checked before each request. 0 = no limit.
+	MaxBudgetTokens int
+	MaxCostUSD      float64
+	MaxOutputTokens int // per request; 0 = model default
 	// Thinking asks for extended thinking on models that support it.
 	Thinking  bool
 	SessionID string

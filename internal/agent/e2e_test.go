@@ -308,3 +308,34 @@ func TestSeedCheckpoint(t *testing.T) {
 		t.Fatalf("permission events = %v", decided)
 	}
 }
+
+// TestE2EStreamCutAndRetried: the mock drops the stream after some chunks,
+// the provider retries; calls started during the dropped stream are
+// discarded, and each call gets exactly one result.
+func TestE2EStreamCutAndRetried(t *testing.T) {
+	x := newE2E(t, map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"}, `{"turns": [
+		{"error": {"status": 529}},
+		{"text": "Reading both files now.", "cut_after_chunks": 12, "chunk_size": 4, "tool_calls": [
+			{"id": "r1", "name": "read_file", "input": {"file_path": "a.txt"}},
+			{"id": "r2", "name": "read_file", "input": {"file_path": "b.txt"}}
+		]},
+		{"text": "alpha and beta."}
+	]}`, permission.ModeDefault, nil)
+	res := x.run("read a and b")
+	if res.StopReason != StopCompleted || res.Text != "alpha and beta." {
+		t.Fatalf("result = %+v", res)
+	}
+	rs := x.results()
+	if len(rs) != 2 || rs[0].ID != "r1" || !strings.Contains(rs[0].Content, "alpha") || !strings.Contains(rs[1].Content, "beta") {
+		t.Fatalf("results = %+v", rs)
+	}
+	retries := 0
+	for _, n := range eventsOf[Notice](x.ev) {
+		if strings.HasPrefix(n.Text, "retrying (attempt") {
+			retries++
+		}
+	}
+	if retries < 2 {
+		t.Fatalf("expected a retry for the 529 and one for the cut stream, got %d notices", retries)
+	}
+}

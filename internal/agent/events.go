@@ -171,3 +171,14 @@ const (
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Approval, string)
 }
+
+// Headless is the Approver of runs that cannot ask (hew -p): every question
+// is answered no without asking, and the denial (source "headless") says
+// that nobody could be asked, then Hint (how to allow it). A nil Approver
+// behaves the same with a default hint.
+type Headless struct{ Hint string }
+
+// Approve implements Approver.
+func (Headless) Approve(context.Context, ApprovalRequest) (Approval, string) {
+	return ApproveDeny, "headless run"
+}

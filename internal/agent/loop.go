@@ -45,6 +45,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (res TurnResult) {
 	a.intent = prompt
 	a.mu.Unlock()
 	t := &turn{a: a, ctx: ctx, start: time.Now()}
+	if strings.TrimSpace(prompt) == "" {
+		return t.end(StopError, "", "empty prompt: nothing to send to the model")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			a.pairDangling()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -368,6 +369,39 @@ func TestCancelDuringStream(t *testing.T) {
 	}
 	if hist := h.a.History(); len(hist) != 1 || hist[0].Role != llm.RoleUser {
 		t.Fatalf("history = %+v", hist)
+	}
+	h.checkInvariants()
+}
+
+func TestEmptyPromptLeavesHistoryAlone(t *testing.T) {
+	h := newHarness(t, agenttest.NewProvider(), nil, nil)
+	res := h.a.Run(context.Background(), "  \n")
+	if res.StopReason != StopError || len(h.a.History()) != 0 || len(h.p.Requests()) != 0 {
+		t.Fatalf("result = %+v", res)
+	}
+}
+
+func TestSetModeAndSetModel(t *testing.T) {
+	var modes []permission.Mode
+	pm := &perms{fn: func(r permission.Request) permission.Verdict {
+		modes = append(modes, r.Mode)
+		return permission.Verdict{Decision: permission.Allow}
+	}}
+	first := agenttest.NewProvider(step{Calls: []llm.Block{call("a", "t", `{}`)}}, step{Text: "one"})
+	h := newHarness(t, first, []tools.Tool{&agenttest.Tool{ToolName: "t"}}, func(c *Config) { c.Permissions = pm })
+	h.a.Run(context.Background(), "x")
+	h.a.SetMode(permission.ModePlan)
+	second := agenttest.NewProvider(step{Calls: []llm.Block{call("b", "t", `{}`)}}, step{Text: "two"})
+	h.a.SetModel(second, "claude-sonnet-4")
+	res := h.a.Run(context.Background(), "y")
+	if res.Text != "two" || h.a.Mode() != permission.ModePlan || h.a.Model() != "claude-sonnet-4" {
+		t.Fatalf("result = %+v", res)
+	}
+	if len(modes) != 2 || modes[0] != permission.ModeDefault || modes[1] != permission.ModePlan {
+		t.Fatalf("modes seen by the permission engine = %v", modes)
+	}
+	if reqs := second.Requests(); len(reqs) != 2 || reqs[0].Model != "claude-sonnet-4" || len(reqs[0].Messages) != 5 {
+		t.Fatalf("second provider requests = %d", len(reqs))
 	}
 	h.checkInvariants()
 }

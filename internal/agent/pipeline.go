@@ -86,7 +86,6 @@ type prepared struct {
 	verdict  permission.Verdict
 	// hookContext is the PreToolUse hooks' additional context.
 	hookContext string
-	hookStop    string
 	// done is set when the call finished without running (error, denial).
 	done    bool
 	out     outcome
@@ -155,11 +154,12 @@ func (p *pipeline) precheck(ctx context.Context, call llm.Block) *prepared {
 			pr.receipt.Input = shortenInput(input, receiptValueLimit)
 		}
 		pr.hookContext = h.AdditionalContext
-		if h.Stop {
-			pr.hookStop = orDefault(h.Reason, "a PreToolUse hook ended the turn")
-		}
 		if h.Message != "" {
 			p.emit(Notice{Level: "info", Text: h.Message})
+		}
+		if h.Stop { // continue: false — the call does not run and the turn ends
+			pr.out.stop = orDefault(h.Reason, "a PreToolUse hook ended the turn")
+			return p.finish(pr, "Not run: a PreToolUse hook stopped the turn ("+pr.out.stop+").", "hook")
 		}
 		pr.verdict = p.checkPermission(call.Name, input)
 		switch permission.Decision(h.Permission) {
@@ -265,8 +265,9 @@ func (p *pipeline) approve(ctx context.Context, pr *prepared) (ok bool, source, 
 	req := ApprovalRequest{ID: pr.call.ID, Tool: pr.call.Name, Input: pr.input, Subject: subjectOf(pr.input),
 		Reason: pr.verdict.Reason, Diff: approvalDiff(p.cfg.Env, pr.call.Name, pr.input)}
 	p.emit(req)
-	if p.cfg.Approver == nil {
-		return false, "headless", "approval required (" + orDefault(pr.verdict.Reason, "policy asks") + ") and nobody can answer in this mode; allow it with a rule or a permission mode"
+	if h, headless := p.cfg.Approver.(Headless); headless || p.cfg.Approver == nil {
+		return false, "headless", "approval required (" + orDefault(pr.verdict.Reason, "policy asks") + ") and nobody can answer in this mode; " +
+			orDefault(h.Hint, "allow it with a rule or a permission mode")
 	}
 	ans, note := p.cfg.Approver.Approve(ctx, req)
 	switch ans {
@@ -294,7 +295,8 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	content, isErr := res.Content, res.IsError
 	switch {
 	case panicked != "":
-		content, isErr = fmt.Sprintf("Error: tool %s crashed: %s", call.Name, panicked), true
+		value, _, _ := strings.Cut(panicked, "\n") // the stack stays in the receipt
+		content, isErr = fmt.Sprintf("Error: tool %s crashed (%s); this is a bug in the tool, not in your input — try another approach.", call.Name, value), true
 		pr.receipt.Panic = panicked
 	case errors.Is(context.Cause(ctx), errDiscarded):
 		content, isErr = "Discarded: "+errDiscarded.Error()+".", true
@@ -313,7 +315,7 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	if content == "" {
 		content = "(no output)"
 	}
-	out := outcome{stop: pr.hookStop}
+	var out outcome
 	if p.cfg.Hooks != nil && ctx.Err() == nil {
 		ev := "PostToolUse"
 		hp := p.payload(ev, call.Name, pr.input)

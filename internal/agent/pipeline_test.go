@@ -122,6 +122,9 @@ func TestPipeline(t *testing.T) {
 				post: func(HookPayload) HookOutcome { return HookOutcome{AdditionalContext: "note from post"} },
 			},
 			want: "note from post\n\nnote from pre", mustRun: true},
+		{name: "hook stops", call: call("1", "strict", `{"path":"a"}`), perm: allow,
+			hooks: &fakeHooks{pre: func(HookPayload) HookOutcome { return HookOutcome{Stop: true, Reason: "freeze"} }},
+			want:  "Not run: a PreToolUse hook stopped the turn (freeze)", isErr: true},
 		{name: "classifier allows", call: call("1", "strict", `{"path":"a"}`),
 			perm: func(permission.Request) permission.Verdict {
 				return permission.Verdict{Decision: permission.Ask, Classify: true}
@@ -137,7 +140,7 @@ func TestPipeline(t *testing.T) {
 				return permission.Verdict{Decision: permission.Ask, Classify: true}
 			},
 			side: "I think it is probably fine", want: "could not be parsed", isErr: true, denied: true},
-		{name: "panic", call: call("1", "panicky", `{}`), want: "tool panicky crashed: boom", isErr: true},
+		{name: "panic", call: call("1", "panicky", `{}`), want: "tool panicky crashed (boom)", isErr: true},
 		{name: "error", call: call("1", "failing", `{}`), want: "Error: disk full", isErr: true},
 		{name: "timeout", call: call("1", "stuck", `{}`), want: "stuck timed out after", isErr: true},
 	}
@@ -293,5 +296,21 @@ func TestExecutorCancelled(t *testing.T) {
 	res := NewExecutor(Config{Tools: reg}).Execute(ctx, call("9", "g", `{}`))
 	if !res.IsError || res.ID != "9" || !strings.Contains(res.Content, "interrupted by user") {
 		t.Fatalf("result = %+v", res)
+	}
+}
+
+func TestHeadlessApproverAndDiff(t *testing.T) {
+	reg := tools.NewRegistry()
+	reg.Register(&agenttest.Tool{ToolName: "edit_file"})
+	ev := &events{}
+	e := NewExecutor(Config{Tools: reg, Approver: Headless{}, Emit: ev.emit,
+		Permissions: &perms{fn: verdict(permission.Ask, "edits need approval", "mode:default")}})
+	res := e.Execute(context.Background(), call("1", "edit_file", `{"file_path":"a.go","old_string":"x := 1","new_string":"x := 2"}`))
+	if !strings.Contains(res.Content, "nobody can answer in this mode") {
+		t.Fatalf("result = %+v", res)
+	}
+	reqs := eventsOf[ApprovalRequest](ev)
+	if len(reqs) != 1 || reqs[0].Subject != "a.go" || !strings.Contains(reqs[0].Diff, "-x := 1\n+x := 2") {
+		t.Fatalf("approval request = %+v", reqs)
 	}
 }

@@ -2,7 +2,9 @@ package app
 
 import (
 	"fmt"
+	"github.com/hew-dev/hew/internal/session"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -58,6 +60,7 @@ func (a *cli) permissionsCmd(args []string) int {
 	eng, err := permission.New(permission.Options{
 		Root: root, HomeDir: a.homeDir(), HewHome: a.hewHome(), Settings: settings,
 		AllowedTools: allowed, DisallowedTools: disallowed,
+		ReadableDirs: []string{filepath.Join(session.ProjectDir(a.hewHome(), root), "tool-results")},
 	})
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)

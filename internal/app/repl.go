@@ -69,6 +69,10 @@ func (a *cli) runREPL(o *options) int {
 	if rt.resumed != nil {
 		banner += fmt.Sprintf("\nresumed session %s (%d messages)", rt.rec.ID(), len(rt.resumed.Messages))
 	}
+	for _, n := range rt.notices { // build-time warnings (sandbox, settings) show at once
+		banner += "\nwarning: " + n
+	}
+	rt.notices = nil
 	la := &lazyAgent{rt: rt}
 	return repl.Run(ctx, repl.Options{
 		Streams:     s,
@@ -193,6 +197,7 @@ func (l *lazyAgent) Clear() {
 	l.rt.resumedClear()
 	l.rt.clearTodos()
 	l.rt.ctxMgr.Reset()
+	l.rt.firstTurn = true // the instructions went with the history
 }
 
 // resume switches the REPL to session id: its history goes into the agent

@@ -114,14 +114,13 @@ func (a *cli) runOnce(o *options, text string, interactive bool) int {
 // turn prepares the runtime (once) and runs one user message, honouring
 // --goal. started runs after preparation, before the first request.
 func (rt *hewRuntime) turn(ctx context.Context, text string, started func()) agent.TurnResult {
-	if err := rt.prepare(ctx); err != nil {
-		if started != nil {
-			started()
-		}
-		return agent.TurnResult{StopReason: agent.StopError, Err: err.Error(), SessionID: rt.rec.ID(), CostUSD: -1}
-	}
+	err := rt.prepare(ctx)
 	if started != nil {
 		started()
+	}
+	rt.flushNotices()
+	if err != nil {
+		return agent.TurnResult{StopReason: agent.StopError, Err: err.Error(), SessionID: rt.rec.ID(), CostUSD: -1}
 	}
 	if goal := rt.goal; goal != "" {
 		rt.goal = ""

@@ -318,11 +318,8 @@ func (rt *hewRuntime) prepare(ctx context.Context) error {
 }
 
 func (rt *hewRuntime) doPrepare(ctx context.Context) error {
-	for _, n := range rt.notices {
-		rt.emit(agent.Notice{Level: "warn", Text: n})
-	}
 	for _, err := range rt.mcp.Register(ctx, rt.registry) {
-		rt.emit(agent.Notice{Level: "warn", Text: err.Error()})
+		rt.notices = append(rt.notices, err.Error())
 	}
 	appendText := rt.o.appendSystemPrompt
 	if instr := rt.mcp.Instructions(); instr != "" {
@@ -377,6 +374,16 @@ func (rt *hewRuntime) resumedClear() {
 	defer rt.agentMu.Unlock()
 	if rt.resumed != nil {
 		rt.resumed.Messages = nil
+	}
+}
+
+// flushNotices shows the warnings gathered while building and preparing
+// (sandbox off, settings warnings, MCP servers that failed), once.
+func (rt *hewRuntime) flushNotices() {
+	notices := rt.notices
+	rt.notices = nil
+	for _, n := range notices {
+		rt.emit(agent.Notice{Level: "warn", Text: n})
 	}
 }
 

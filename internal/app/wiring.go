@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/execx"
@@ -53,6 +54,7 @@ func (rt *hewRuntime) wireBrakes() error {
 		Settings:        rt.settings,
 		AllowedTools:    rt.o.allowedTools,
 		DisallowedTools: rt.o.disallowedTools,
+		ReadableDirs:    []string{filepath.Join(rt.stateDir, "tool-results")},
 	})
 	if err != nil {
 		return usageErr(err)

@@ -10,29 +10,39 @@ import (
 	"github.com/hew-dev/hew/internal/llm"
 )
 
-// BenchmarkRoundTrip is the manager's overhead per model round trip in the
-// steady state of a long turn: a history near the threshold of a 200k
-// window, one new tool call and result per request, cache warm.
+// BenchmarkRoundTrip is the manager's overhead per model round trip in a
+// long session near the threshold of a 200k window: one new tool call and
+// result per request, a new turn every 20 round trips (so auto-compaction,
+// with an instant fake summary, is part of the cost), cache warm.
 func BenchmarkRoundTrip(b *testing.B) {
 	clk := newClock()
-	m := newManager(compact.Options{}, clk, nil)
+	p := &fakeProvider{summary: summaryText}
+	m := newManager(compact.Options{Provider: p, Auto: true}, clk, nil)
 	h := &hb{}
 	h.user(longFirstPrompt)
 	for i := range 60 {
 		h.read(fmt.Sprintf("internal/store/file%02d.go", i%40), ascii(10000))
 	}
+	h.say("ok").user("next")
 	hist := h.h
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		hb := &hb{h: hist, n: 1000 + i}
-		hb.shell("go test ./...", ascii(4000))
-		req := baseRequest(hb.h)
+		b2 := &hb{h: hist, n: 1000 + i}
+		if i%20 == 19 {
+			b2.say("done").user("next part")
+			hist = m.AtTurnStart(context.Background(), baseRequest(b2.h))
+			b2 = &hb{h: hist, n: 1000 + i}
+		}
+		b2.read(fmt.Sprintf("internal/store/file%02d.go", i%40), ascii(4000+i%7*1000))
+		req := baseRequest(b2.h)
 		hist = m.BeforeRequest(req)
 		req.Messages = hist
-		m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 200, CacheReadTokens: compact.EstimateRequest(req) - 200}})
+		m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 1200, CacheReadTokens: 150000 + i}})
 		clk.advance(5 * time.Second)
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(hist)), "messages-at-end")
 }
 
 // BenchmarkLongSession runs the scripted 1,000-round-trip session of

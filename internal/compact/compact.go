@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,6 +159,24 @@ func (m *Manager) Stats() Stats {
 	return s
 }
 
+// SetProvider changes the provider and model that write summaries, for
+// /model switches (model empty = each request's model).
+func (m *Manager) SetProvider(p llm.Provider, model string) {
+	m.lock()
+	defer m.unlock()
+	m.opts.Provider, m.opts.Model = p, model
+}
+
+// FormatTodos renders a todo list the way compaction puts it back, for the
+// Todos option: one "- [status] content" line per item.
+func FormatTodos(todos []tools.Todo) string {
+	var sb strings.Builder
+	for _, t := range todos {
+		fmt.Fprintf(&sb, "- [%s] %s\n", t.Status, t.Content)
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
 // Reset forgets the last request (after /clear or a resume), so the next
 // cache drop is not reported as unexpected.
 func (m *Manager) Reset() {
@@ -279,7 +298,10 @@ func (m *Manager) messageTokens(h []llm.Message, hashes []uint64) []int {
 
 // remember keeps the estimates of the history just sent, and only those.
 func (m *Manager) remember(hashes []uint64, toks []int) {
-	m.tokCache = make(map[uint64]int, len(hashes))
+	if m.tokCache == nil {
+		m.tokCache = make(map[uint64]int, len(hashes))
+	}
+	clear(m.tokCache)
 	for i, h := range hashes {
 		m.tokCache[h] = toks[i]
 	}
@@ -345,8 +367,11 @@ func (m *Manager) Recover(ctx context.Context, req *llm.Request, err error) ([]l
 	// The provider counted more than the estimate said: trust it less.
 	m.ratio = min(m.ratio*1.25, 3)
 	lim := m.limitsFor(req)
-	before := max(m.scaled(req, req.Messages), lim.limit+1)
-	h, ferr := m.fold(ctx, req, req.Messages, lim, foldOpts{reason: "the provider said the prompt is too long", keep: lim.limit / 5, model: true, fallback: true}, before)
+	est := m.scaled(req, req.Messages)
+	before := est
+	// Keep far less than what was refused, whatever the window claims.
+	keep := min(lim.limit/5, est/4)
+	h, ferr := m.fold(ctx, req, req.Messages, lim, foldOpts{reason: "the provider said the prompt is too long", keep: keep, model: true, fallback: true}, before)
 	if ferr == nil {
 		return h, true
 	}

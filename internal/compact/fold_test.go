@@ -344,3 +344,15 @@ func allText(h []llm.Message) string {
 }
 
 var _ = agent.Notice{}
+
+func TestSetProviderRoutesSummaries(t *testing.T) {
+	oldP, newP := &fakeProvider{summary: "old"}, &fakeProvider{summary: summaryText}
+	m := newManager(compact.Options{Provider: oldP, Window: 100000}, newClock(), nil)
+	m.SetProvider(newP, "claude-haiku-4-5")
+	if _, err := m.Compact(context.Background(), baseRequest(longHistory().h), ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(oldP.summaries) != 0 || len(newP.summaries) != 1 || newP.summaries[0].Model != "claude-haiku-4-5" {
+		t.Fatalf("summaries: old %d, new %d", len(oldP.summaries), len(newP.summaries))
+	}
+}

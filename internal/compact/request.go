@@ -328,10 +328,13 @@ func (m *Manager) hashMessages(h []llm.Message) []uint64 {
 		x := mix(0x9e3779b97f4a7c15, maphash.String(m.seed, string(msg.Role)))
 		for _, b := range msg.Content {
 			x = mix(x, maphash.String(m.seed, string(b.Type)))
-			for _, f := range [...]string{b.Text, b.Signature, b.Data, b.MediaType, b.ID, b.Name, b.Content} {
+			for k, f := range [...]string{b.Text, b.Signature, b.Data, b.MediaType, b.ID, b.Name, b.Content, string(b.Input)} {
+				if f == "" {
+					x = mix(x, uint64(k))
+					continue
+				}
 				x = mix(x, maphash.String(m.seed, f))
 			}
-			x = mix(x, maphash.Bytes(m.seed, b.Input))
 			if b.IsError {
 				x = mix(x, 1)
 			}

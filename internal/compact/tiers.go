@@ -58,10 +58,14 @@ type call struct {
 var rereadable = map[string]bool{"read_file": true, "grep_search": true, "list_files": true}
 
 // indexCalls maps tool_use ids to what the tiers need to know about them.
-// Descriptions are kept from one request to the next (ids are unique), so
-// each call's input is parsed once.
+// The map lives from one request to the next (ids are unique), so each
+// call's input is parsed once; it is rebuilt when compaction has left it
+// holding many calls no longer in the history.
 func (m *Manager) indexCalls(h []llm.Message) map[string]call {
-	calls := make(map[string]call, len(m.callCache))
+	if m.callCache == nil {
+		m.callCache = map[string]call{}
+	}
+	n := 0
 	for _, msg := range h {
 		if msg.Role != llm.RoleAssistant {
 			continue
@@ -70,15 +74,22 @@ func (m *Manager) indexCalls(h []llm.Message) map[string]call {
 			if b.Type != llm.BlockToolUse {
 				continue
 			}
-			c, ok := m.callCache[b.ID]
-			if !ok || c.name != b.Name {
-				c = describeCall(b, m.rootPath())
+			n++
+			if c, ok := m.callCache[b.ID]; !ok || c.name != b.Name {
+				m.callCache[b.ID] = describeCall(b, m.rootPath())
 			}
-			calls[b.ID] = c
 		}
 	}
-	m.callCache = calls
-	return calls
+	if len(m.callCache) > 2*n+256 {
+		old := m.callCache
+		m.callCache = make(map[string]call, n)
+		for _, msg := range h {
+			for _, b := range msg.ToolUses() {
+				m.callCache[b.ID] = old[b.ID]
+			}
+		}
+	}
+	return m.callCache
 }
 
 func describeCall(b llm.Block, root string) call {

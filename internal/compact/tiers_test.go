@@ -8,6 +8,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/compact"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/tools"
 )
 
 func TestEstimateText(t *testing.T) {
@@ -263,5 +264,12 @@ func TestSingleHugeResultFits(t *testing.T) {
 	}
 	if err := compact.ValidateHistory(req.Messages); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestFormatTodos(t *testing.T) {
+	got := compact.FormatTodos([]tools.Todo{{Content: "read config", Status: "completed"}, {Content: "改配置", Status: "in_progress"}})
+	if want := "- [completed] read config\n- [in_progress] 改配置"; got != want {
+		t.Fatalf("FormatTodos = %q, want %q", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -207,5 +208,24 @@ func BenchmarkRunTrue(b *testing.B) {
 		if _, err := r.Run(context.Background(), tools.ShellRequest{Command: "true", Dir: dir}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestFallsBackToShWithoutBash(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(sh, filepath.Join(bin, "sh")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	res, err := (&Runner{}).Run(context.Background(), tools.ShellRequest{Command: `echo "shell=$0"`, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Output, "shell="+filepath.Join(bin, "sh")) {
+		t.Errorf("output %q", res.Output)
 	}
 }

@@ -77,6 +77,7 @@ func (s *server) start(ctx context.Context) error {
 func (s *server) connect(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StartupTimeout)
 	defer cancel()
+	defer context.AfterFunc(s.m.closing, cancel)()
 	tr, err := s.transport()
 	if err != nil {
 		return err
@@ -112,6 +113,12 @@ func (s *server) connect(ctx context.Context) error {
 		instr = strings.TrimSpace(ir.Instructions)
 	}
 	s.mu.Lock()
+	if s.m.closing.Err() != nil {
+		// Close ran meanwhile: do not leave a session it cannot see.
+		s.mu.Unlock()
+		_ = cs.Close()
+		return errors.New("hew is shutting down")
+	}
 	s.sess, s.state, s.err = cs, StateConnected, nil
 	s.tools, s.instructions = list, instr
 	s.mu.Unlock()

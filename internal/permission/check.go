@@ -56,6 +56,9 @@ func (e *Engine) Check(req Request) Verdict {
 	if r := e.allowed(s); r != nil {
 		return Verdict{Decision: Allow, Reason: "allowed by rule " + r.Text + " in " + r.Source, Source: "rule:allow " + r.String()}
 	}
+	if s.kind == kindRead && e.readableDir(s.path) {
+		return Verdict{Decision: Allow, Reason: "reading hew's own saved tool results is always allowed", Source: "default"}
+	}
 	if (s.kind == kindRead || s.kind == kindWrite) && !e.inside(s.path) {
 		v := Verdict{Decision: Ask, Reason: s.path + " is outside the project root (add it to additionalDirectories or allow it explicitly)", Source: "outside-project"}
 		return e.byMode(mode, v)

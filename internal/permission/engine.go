@@ -29,6 +29,9 @@ type Options struct {
 	// AdditionalDirs are extra directories (beyond settings) where file
 	// tools may work.
 	AdditionalDirs []string
+	// ReadableDirs are hew's own directories the model may read but not
+	// write, such as the project's tool-results/ where cut results are saved.
+	ReadableDirs []string
 }
 
 // Engine decides tool calls. It is safe for concurrent use.
@@ -37,6 +40,7 @@ type Engine struct {
 	defaultMode         Mode
 	rules               []*Rule // deny, ask, allow in source order
 	dirs                []string
+	readable            []string
 
 	mu     sync.Mutex
 	grants map[string]bool
@@ -93,6 +97,11 @@ func New(o Options) (*Engine, error) {
 		}
 		e.dirs = append(e.dirs, shellparse.ResolvePath(abs))
 	}
+	for _, d := range o.ReadableDirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			e.readable = append(e.readable, shellparse.ResolvePath(abs))
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -121,6 +130,9 @@ type subject struct {
 }
 
 func (e *Engine) subject(tool string, input json.RawMessage) subject {
+	if canon, ok := aliases[tool]; ok {
+		tool = canon // `hew permissions check Bash …` means run_shell
+	}
 	s := subject{tool: tool, kind: toolKind(tool)}
 	var in struct {
 		Command  string `json:"command"`
@@ -198,6 +210,16 @@ func (e *Engine) resolve(p string) string {
 		p = filepath.Join(e.root, p)
 	}
 	return shellparse.ResolvePath(p)
+}
+
+// readableDir reports whether abs lies in one of hew's read-only directories.
+func (e *Engine) readableDir(abs string) bool {
+	for _, d := range e.readable {
+		if within(abs, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // inside reports whether abs lies in the project or an additional directory.

@@ -262,3 +262,39 @@ func TestFlagRulesAndHandBuiltSettings(t *testing.T) {
 		t.Errorf("unknown mode: %+v", v)
 	}
 }
+
+// A cut tool result tells the model to read the saved copy: that read must
+// not ask (headless would deny it), while writes there and deny rules hold.
+func TestReadableDirs(t *testing.T) {
+	f := newFixture(t, "")
+	state := filepath.Join(t.TempDir(), "tool-results")
+	s := config.Default()
+	s.Permissions.Deny = []string{"Read(" + filepath.Join(state, "secret.txt") + ")"}
+	e, err := New(Options{Root: f.root, HomeDir: f.home, Settings: s, ReadableDirs: []string{state}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool, path string
+		want       Decision
+	}{
+		{"read_file", filepath.Join(state, "toolu_1.txt"), Allow},
+		{"grep_search", state, Allow},
+		{"write_file", filepath.Join(state, "toolu_1.txt"), Ask},
+		{"read_file", filepath.Join(state, "secret.txt"), Deny},
+		{"read_file", filepath.Join(filepath.Dir(state), "other.txt"), Ask},
+	}
+	for _, c := range cases {
+		key := "file_path"
+		if c.tool == "grep_search" {
+			key = "path"
+		}
+		input := in(key, c.path)
+		if c.tool == "write_file" {
+			input = json.RawMessage(`{"file_path":"` + c.path + `","content":"x"}`)
+		}
+		if v := e.Check(Request{Tool: c.tool, Input: input, Mode: ModeDefault}); v.Decision != c.want {
+			t.Errorf("%s %s: got %+v, want %s", c.tool, c.path, v, c.want)
+		}
+	}
+}

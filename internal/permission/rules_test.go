@@ -200,6 +200,9 @@ func TestExplain(t *testing.T) {
 			t.Errorf("auto reason does not mention the classifier: %q", got["reason"])
 		}
 	}
+	if out, _ := Explain(e, "Bash", json.RawMessage(`{"command":"rm -rf demo"}`), ""); !strings.Contains(string(out), `"decision":"deny"`) {
+		t.Errorf("Claude Code alias not understood: %s", out)
+	}
 	if _, err := Explain(e, "run_shell", json.RawMessage(`{nope`), ""); err == nil {
 		t.Error("invalid JSON accepted")
 	}

@@ -17,27 +17,27 @@ import (
 
 // Danger classes.
 const (
-	ClassUnparsable     = "unparsable"
-	ClassDynamic        = "dynamic-command"
-	ClassDelete         = "deletion"
-	ClassRecursiveDel   = "recursive-delete"
-	ClassOutsideDelete  = "delete-outside-project"
-	ClassGit            = "destructive-git"
-	ClassPrivilege      = "privilege-escalation"
-	ClassDisk           = "disk-write"
-	ClassKill           = "kill-process"
-	ClassPower          = "power-state"
-	ClassRCE            = "remote-code-execution"
-	ClassPermSweep      = "permission-sweep"
-	ClassCredential     = "credential-write"
-	ClassShellRC        = "shell-rc-write"
-	ClassSystemWrite    = "system-file-write"
-	ClassProtected      = "protected-path"
-	ClassForkBomb       = "fork-bomb"
-	ClassSystemConfig   = "system-config"
-	ClassOpaque         = "opaque-script"
-	maxNesting          = 8
-	maxCommandsAnalysed = 2000
+	ClassUnparsable    = "unparsable"
+	ClassDynamic       = "dynamic-command"
+	ClassDelete        = "deletion"
+	ClassRecursiveDel  = "recursive-delete"
+	ClassOutsideDelete = "delete-outside-project"
+	ClassGit           = "destructive-git"
+	ClassPrivilege     = "privilege-escalation"
+	ClassDisk          = "disk-write"
+	ClassKill          = "kill-process"
+	ClassPower         = "power-state"
+	ClassRCE           = "remote-code-execution"
+	ClassPermSweep     = "permission-sweep"
+	ClassCredential    = "credential-write"
+	ClassShellRC       = "shell-rc-write"
+	ClassSystemWrite   = "system-file-write"
+	ClassProtected     = "protected-path"
+	ClassForkBomb      = "fork-bomb"
+	ClassSystemConfig  = "system-config"
+	ClassOpaque        = "opaque-script"
+	maxNesting         = 8
+	maxNodes           = 50000
 )
 
 // Options tell the analyser where it runs so paths can be resolved.
@@ -183,7 +183,7 @@ func (z *analyser) walk(root syntax.Node, depth int, nested bool) {
 	inSubst := map[*syntax.CallExpr]bool{}
 	syntax.Walk(root, func(n syntax.Node) bool {
 		z.count++
-		if z.count > maxCommandsAnalysed {
+		if z.count > maxNodes {
 			z.danger(ClassUnparsable, "", "command too large to judge")
 			return false
 		}

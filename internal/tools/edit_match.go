@@ -27,6 +27,7 @@ type EditError struct {
 	Msg   string
 }
 
+// Error returns the model-facing explanation.
 func (e *EditError) Error() string { return e.Msg }
 
 // editRegion is one replaced byte range of the original content.
@@ -46,15 +47,28 @@ type editOutcome struct {
 // normFlags select the tolerant comparisons, applied cumulatively.
 type normFlags struct{ crlf, quotes, nbsp, trailing, indent bool }
 
+// fallbackStages each add one tolerance; relevant reports whether the
+// added tolerance can change anything for this content and old_string (a
+// stage that cannot is skipped: it would repeat the previous one).
 var fallbackStages = []struct {
-	name  string
-	flags normFlags
+	name     string
+	flags    normFlags
+	relevant func(s string) bool
 }{
-	{"line endings", normFlags{crlf: true}},
-	{"curly quotes", normFlags{crlf: true, quotes: true}},
-	{"non-breaking spaces", normFlags{crlf: true, quotes: true, nbsp: true}},
-	{"trailing whitespace", normFlags{crlf: true, quotes: true, nbsp: true, trailing: true}},
-	{"indentation (tabs vs spaces)", normFlags{crlf: true, quotes: true, nbsp: true, trailing: true, indent: true}},
+	{"line endings", normFlags{crlf: true}, func(s string) bool { return strings.Contains(s, "\r") }},
+	{"curly quotes", normFlags{crlf: true, quotes: true}, func(s string) bool { return strings.ContainsAny(s, "‘’‚‛′“”„‟″") }},
+	{"non-breaking spaces", normFlags{crlf: true, quotes: true, nbsp: true}, func(s string) bool { return strings.ContainsAny(s, "\u00a0\u202f\u2007") }},
+	{"trailing whitespace", normFlags{crlf: true, quotes: true, nbsp: true, trailing: true}, hasTrailingBlank},
+	{"indentation (tabs vs spaces)", normFlags{crlf: true, quotes: true, nbsp: true, trailing: true, indent: true}, func(string) bool { return true }},
+}
+
+func hasTrailingBlank(s string) bool {
+	for _, t := range []string{" \n", "\t\n", " \r", "\t\r", "\u00a0\n"} {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return strings.HasSuffix(s, " ") || strings.HasSuffix(s, "\t")
 }
 
 // applyEdit replaces old with new in content. The exact text must match
@@ -94,6 +108,9 @@ func applyEdit(content, old, new string, replaceAll bool) (editOutcome, error) {
 		return editOutcome{Content: splice(content, regions), Regions: regions, Stage: "exact"}, nil
 	}
 	for _, st := range fallbackStages {
+		if !st.relevant(content) && !st.relevant(old) {
+			continue
+		}
 		out, err, ok := tryStage(content, old, new, st.name, st.flags)
 		if ok {
 			return out, err
@@ -196,7 +213,11 @@ func notFound(content, old, new string) error {
 	if first := firstNonBlankLine(old); first != "" {
 		for i, l := range strings.Split(content, "\n") {
 			if strings.TrimSpace(l) == first {
-				msg += fmt.Sprintf(" (its first line appears at line %d; the lines after it differ)", i+1)
+				if strings.Contains(strings.TrimSpace(old), "\n") {
+					msg += fmt.Sprintf(" (its first line appears at line %d; the lines after it differ)", i+1)
+				} else {
+					msg += fmt.Sprintf(" (line %d has the same text with different whitespace around it)", i+1)
+				}
 				break
 			}
 		}
@@ -307,7 +328,7 @@ func quoteOf(r rune) (byte, bool) {
 // before LF, trailing blanks, indentation) attach to the next kept
 // character, or to the last one at the end of the text.
 func normalize(s string, f normFlags) normText {
-	var t normText
+	t := normText{own: make([]int, 0, len(s)), ownEnd: make([]int, 0, len(s)), st: make([]int, 0, len(s)), en: make([]int, 0, len(s))}
 	out := make([]byte, 0, len(s))
 	pending := -1
 	emit := func(b byte, start, end int) {

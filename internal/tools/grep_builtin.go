@@ -182,6 +182,12 @@ var errSkip = errors.New("skip")
 
 // grepData finds the matching lines of one file's content.
 func grepData(re *regexp.Regexp, q grepQuery, abs string, fi os.FileInfo, data []byte) (grepFile, bool) {
+	if q.mode == "files_with_matches" {
+		if !re.Match(data) {
+			return grepFile{}, false
+		}
+		return grepFile{abs: abs, count: 1, mtime: fi.ModTime()}, true
+	}
 	locs := re.FindAllIndex(data, -1)
 	if len(locs) == 0 {
 		return grepFile{}, false

@@ -99,6 +99,9 @@ func TestWebFetch(t *testing.T) {
 	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/text", http.StatusMovedPermanently)
 	})
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "other host") }))
+	defer other.Close()
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/x", http.StatusFound) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	oldMax := WebFetchMaxBytes
@@ -117,6 +120,7 @@ func TestWebFetch(t *testing.T) {
 		{path: "/hop", want: []string{"plain *text*", "Redirected from: " + srv.URL + "/hop"}},
 		{path: "/big", want: []string{"[response cut at 1000 bytes]"}, notWant: []string{strings.Repeat("x", 1001)}},
 		{path: "/bin", errWant: "not text"},
+		{path: "/away", want: []string{"redirects to a different host: " + other.URL + "/x", "not followed"}, notWant: []string{"other host\n"}},
 		{path: "/missing", want: []string{"404"}, isError: true},
 		{path: "/loop", errWant: "stopped after 5 redirects"},
 	}
@@ -263,6 +267,10 @@ func TestShape(t *testing.T) {
 	fmt.Sscanf(got[strings.Index(got, "]\n\n")+3:], "line %d", &tailFirst)
 	if off+lim != tailFirst {
 		t.Errorf("offset %d + limit %d != first tail line %d", off, lim, tailFirst)
+	}
+	// One enormous line cannot be read back in parts: the marker says to search.
+	if got := Shape(strings.Repeat("x", 200000), ShapeOptions{StateDir: state, ID: "oneline"}); !strings.Contains(got, "search it with grep_search") {
+		t.Error("no hint for very long lines")
 	}
 	// Without a state dir the cut still says so.
 	if got := Shape(big, ShapeOptions{}); !strings.Contains(got, "no state directory") {

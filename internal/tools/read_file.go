@@ -132,6 +132,7 @@ type countingWriter struct {
 	n int64
 }
 
+// Write counts and forwards.
 func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return c.w.Write(p)

@@ -58,6 +58,7 @@ func (RunShell) Check(env *Env, input json.RawMessage) error {
 // localShell runs commands unsandboxed when the Env has no ShellRunner.
 type localShell struct{}
 
+// Run implements ShellRunner without confinement.
 func (localShell) Run(ctx context.Context, req ShellRequest) (ShellResult, error) {
 	res, err := execcore.Run(ctx, execcore.Options{
 		Command: req.Command, Dir: req.Dir, Env: req.Env,

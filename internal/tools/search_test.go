@@ -30,11 +30,9 @@ func searchTree(t testing.TB) *Env {
 		"bin/tool":           "\x00\x01Hello binary",
 	}
 	base := time.Now().Add(-time.Hour)
-	i := 0
 	for rel, content := range files {
 		p := writeTestFile(t, env, rel, content)
 		os.Chtimes(p, base, base)
-		i++
 	}
 	// Deterministic mtimes: main.go newest, then pkg/hello.go.
 	order := []string{"docs/readme.md", "pkg/hello_test.go", "pkg/hello.go", "main.go"}
@@ -59,6 +57,7 @@ func TestListFiles(t *testing.T) {
 		{in: map[string]any{"pattern": "**/*.{md,ts}"}, want: []string{"docs/readme.md"}, contains: "web/app.ts"},
 		{in: map[string]any{}, contains: ".hidden/conf.yaml", notWant: []string{"debug.log", "nested/secret.txt", ".git/"}},
 		{in: map[string]any{"pattern": "*.txt"}, contains: "use **/*.txt"},
+		{in: map[string]any{"pattern": filepath.Join(env.Root, "pkg") + "/*.go"}, want: []string{"pkg/hello.go", "pkg/hello_test.go"}},
 	}
 	for _, tc := range cases {
 		res, err := call(t, env, ListFiles{}, tc.in)
@@ -166,6 +165,27 @@ func TestGrepSearch(t *testing.T) {
 	})
 }
 
+func TestGrepDoesNotFollowSymlinksOut(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on windows")
+	}
+	backends(t, func(t *testing.T) {
+		env := searchTree(t)
+		outside := filepath.Join(t.TempDir(), "secret.txt")
+		os.WriteFile(outside, []byte("TOPSECRET\n"), 0o644)
+		if err := os.Symlink(outside, filepath.Join(env.Root, "leak.txt")); err != nil {
+			t.Fatal(err)
+		}
+		res, err := call(t, env, GrepSearch{}, map[string]any{"pattern": "TOPSECRET", "output_mode": "content"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(res.Content, "leak.txt") || !strings.Contains(res.Content, "No matches") {
+			t.Errorf("content read through a symlink to outside the root: %q", res.Content)
+		}
+	})
+}
+
 func TestGrepTimeoutIsNotNoMatches(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		env := searchTree(t)
@@ -190,26 +210,29 @@ func BenchmarkGrepGOROOT(b *testing.B) {
 		b.Skip("GOROOT/src not present")
 	}
 	env := &Env{Root: src}
+	patterns := map[string]string{"regexp": `func \(\w+ \*Reader\) Read\w*\(`, "literal": "ErrUnexpectedEOF"}
 	for _, engine := range []string{"builtin", "rg"} {
 		for _, mode := range []string{"files_with_matches", "content"} {
-			b.Run(engine+"/"+mode, func(b *testing.B) {
-				if engine == "rg" {
-					if _, err := exec.LookPath("rg"); err != nil {
-						b.Skip("ripgrep not installed")
+			for _, kind := range []string{"regexp", "literal"} {
+				b.Run(engine+"/"+mode+"/"+kind, func(b *testing.B) {
+					if engine == "rg" {
+						if _, err := exec.LookPath("rg"); err != nil {
+							b.Skip("ripgrep not installed")
+						}
 					}
-				}
-				old := GrepBackend
-				GrepBackend = engine
-				defer func() { GrepBackend = old }()
-				in := mustJSON(b, map[string]any{"pattern": `func \(\w+ \*Reader\) Read\w*\(`, "output_mode": mode, "head_limit": 100000})
-				b.ReportAllocs()
-				for b.Loop() {
-					res, err := GrepSearch{}.Run(b.Context(), env, in)
-					if err != nil || res.IsError || !strings.Contains(res.Content, "bufio") {
-						b.Fatalf("%v %.200s", err, res.Content)
+					old := GrepBackend
+					GrepBackend = engine
+					defer func() { GrepBackend = old }()
+					in := mustJSON(b, map[string]any{"pattern": patterns[kind], "output_mode": mode, "head_limit": 100000})
+					b.ReportAllocs()
+					for b.Loop() {
+						res, err := GrepSearch{}.Run(b.Context(), env, in)
+						if err != nil || res.IsError || !strings.Contains(res.Content, "io") {
+							b.Fatalf("%v %.200s", err, res.Content)
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

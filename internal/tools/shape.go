@@ -79,8 +79,12 @@ func Shape(content string, opts ShapeOptions) string {
 	var marker string
 	switch {
 	case saved != "":
-		marker = fmt.Sprintf("[… %d characters cut here (lines %d–%d of %d). The full output is saved at %s — read the missing part with read_file (file_path=%q, offset=%d, limit=%d).]",
+		marker = fmt.Sprintf("[… %d characters cut here (lines %d–%d of %d). The full output is saved at %s — read the missing part with read_file (file_path=%q, offset=%d, limit=%d)",
 			cutChars, firstCut, lastCut, totalLines, saved, saved, firstCut, max(lastCut-firstCut+1, 1))
+		if cutChars/max(lastCut-firstCut+1, 1) > ReadMaxLineChars {
+			marker += "; its lines are very long, so search it with grep_search instead"
+		}
+		marker += ".]"
 	case saveErr != nil:
 		marker = fmt.Sprintf("[… %d characters cut here (lines %d–%d of %d); the full output could not be saved: %v]", cutChars, firstCut, lastCut, totalLines, saveErr)
 	default:

@@ -30,6 +30,7 @@ type ValidationError struct {
 	Issues []FieldIssue
 }
 
+// Error lists every wrong field and asks for a corrected call.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invalid input for %s: ", e.Tool)
@@ -55,7 +56,7 @@ type schemaEntry struct {
 }
 
 // Validate checks input against the JSON Schema of the tool named name.
-// Empty input counts as {}. A tool whose schema cannot be compiled (an MCP
+// Empty or null input counts as {}. A tool whose schema cannot be compiled (an MCP
 // server's exotic dialect) is not schema-checked; the server checks it.
 func (r *Registry) Validate(name string, input json.RawMessage) error {
 	t, ok := r.Get(name)
@@ -63,7 +64,7 @@ func (r *Registry) Validate(name string, input json.RawMessage) error {
 		return fmt.Errorf("unknown tool %q", name)
 	}
 	ent := r.schemaFor(name, t.Schema())
-	if len(bytes.TrimSpace(input)) == 0 {
+	if t := bytes.TrimSpace(input); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		input = json.RawMessage("{}")
 	}
 	var v any

@@ -153,3 +153,27 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+func TestValidateConcurrent(t *testing.T) {
+	r := builtinRegistry()
+	done := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func(i int) {
+			var err error
+			for j := 0; j < 50 && err == nil; j++ {
+				if e := r.Validate("read_file", json.RawMessage(`{"file_path":"a"}`)); e != nil {
+					err = e
+				}
+				if e := r.Validate("read_file", json.RawMessage(`{}`)); e == nil {
+					err = errors.New("missing field accepted")
+				}
+			}
+			done <- err
+		}(i)
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -91,12 +91,18 @@ func (WebFetch) Run(ctx context.Context, _ *Env, input json.RawMessage) (Result,
 	}
 	ctx, cancel := context.WithTimeout(ctx, WebFetchTimeout)
 	defer cancel()
+	var offHost *url.URL
 	client := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) > WebFetchMaxRedirects {
 			return fmt.Errorf("stopped after %d redirects", WebFetchMaxRedirects)
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 			return fmt.Errorf("redirect to unsupported scheme %q", req.URL.Scheme)
+		}
+		// Another host needs its own permission: report it, do not follow.
+		if !sameSite(req.URL.Host, u.Host) {
+			offHost = req.URL
+			return http.ErrUseLastResponse
 		}
 		return nil
 	}}
@@ -114,6 +120,9 @@ func (WebFetch) Run(ctx context.Context, _ *Env, input json.RawMessage) (Result,
 		return Result{}, fmt.Errorf("web_fetch: %w", err)
 	}
 	defer resp.Body.Close()
+	if offHost != nil {
+		return Result{Content: fmt.Sprintf("%s redirects to a different host: %s\nThe redirect was not followed. To fetch it, call web_fetch with that URL (it needs its own permission).", u, offHost)}, nil
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, WebFetchMaxBytes+1))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -153,6 +162,12 @@ func (WebFetch) Run(ctx context.Context, _ *Env, input json.RawMessage) (Result,
 	b.WriteString("\n")
 	b.WriteString(strings.TrimSpace(text))
 	return Result{Content: b.String(), IsError: resp.StatusCode >= 400}, nil
+}
+
+// sameSite treats a host and its www. form as the same site.
+func sameSite(a, b string) bool {
+	norm := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+	return norm(a) == norm(b)
 }
 
 func isTextType(mt string) bool {

@@ -180,6 +180,7 @@ func newCapture(max int) *capture {
 	return &capture{headCap: h, tailCap: max - h}
 }
 
+// Write keeps the head, rolls the tail and discards everything after finish.
 func (c *capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -37,6 +37,7 @@ type OutsideError struct {
 	Tool, Path, Resolved, Root string
 }
 
+// Error names the path and the project root.
 func (e *OutsideError) Error() string {
 	shown := e.Resolved
 	if e.Path != e.Resolved && e.Path != "" {

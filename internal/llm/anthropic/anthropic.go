@@ -132,7 +132,7 @@ func (c *Client) attempt(parent context.Context, body []byte, onEvent func(llm.E
 		return nil, retry.HTTPError(res.StatusCode, res.Header, typ, msg)
 	}
 	idle.Kick()
-	r, err := decodeStream(res.Body, onEvent, idle.Kick)
+	r, err := decodeStream(res.Body, onEvent, func() error { idle.Kick(); return ctx.Err() })
 	if err != nil {
 		if parent.Err() != nil {
 			return nil, parent.Err()

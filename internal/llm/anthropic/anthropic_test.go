@@ -368,3 +368,12 @@ func BenchmarkDecodeStream(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/chunks, "ns/chunk")
 }
+
+func TestStopInferredWithoutMessageDelta(t *testing.T) {
+	in := "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"list_files\",\"input\":{}}}\n\n" +
+		"data: {\"type\":\"content_block_stop\",\"index\":0}\n\ndata: {\"type\":\"message_stop\"}\n\n"
+	resp, err := decodeStream(strings.NewReader(in), nil, nil)
+	if err != nil || resp.StopReason != llm.StopToolUse || len(resp.Message.ToolUses()) != 1 {
+		t.Fatalf("%v %+v", err, resp)
+	}
+}

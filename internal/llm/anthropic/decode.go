@@ -93,11 +93,12 @@ func malformed(format string, args ...any) error {
 
 // decodeStream reads a whole SSE body. It returns a retryable error for a
 // stream that ends before message_stop or carries an overload error event.
-func decodeStream(body io.Reader, emit func(llm.Event), kick func()) (*llm.Response, error) {
+// tick runs before each event; its error (cancellation) stops decoding.
+func decodeStream(body io.Reader, emit func(llm.Event), tick func() error) (*llm.Response, error) {
 	d := newDecoder(emit)
 	rd := sse.NewReader(body, 0)
 	for {
-		ev, err := rd.Next()
+		typ, data, err := rd.NextRaw()
 		if err != nil {
 			if errors.Is(err, sse.ErrLineTooLong) {
 				return nil, malformed("%v", err)
@@ -107,10 +108,12 @@ func decodeStream(body io.Reader, emit func(llm.Event), kick func()) (*llm.Respo
 			}
 			return nil, err
 		}
-		if kick != nil {
-			kick()
+		if tick != nil {
+			if err := tick(); err != nil {
+				return nil, err // cancelled: emit nothing more
+			}
 		}
-		if err := d.event(ev); err != nil {
+		if err := d.event(typ, data); err != nil {
 			return nil, err
 		}
 		if d.done {
@@ -119,13 +122,13 @@ func decodeStream(body io.Reader, emit func(llm.Event), kick func()) (*llm.Respo
 	}
 }
 
-func (d *decoder) event(ev sse.Event) error {
+func (d *decoder) event(typ string, data []byte) error {
 	var e streamEvent
-	if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
-		return malformed("event %q: data is not JSON: %.80q", ev.Type, ev.Data)
+	if err := json.Unmarshal(data, &e); err != nil {
+		return malformed("event %q: data is not JSON: %.80q", typ, data)
 	}
 	if e.Type == "" {
-		e.Type = ev.Type
+		e.Type = typ
 	}
 	switch e.Type {
 	case "message_start":

@@ -30,9 +30,13 @@ type intent struct {
 
 func parseIntent(text string) (intent, bool) {
 	t := strings.TrimSpace(text)
-	// The prompt builder may prepend a <system-reminder>; read the last line block.
+	// The prompt builder may prepend a <system-reminder>; skip past it.
 	if i := strings.LastIndex(t, "</system-reminder>"); i >= 0 {
 		t = strings.TrimSpace(t[i+len("</system-reminder>"):])
+	}
+	// Only the first line is the request; callers may append more (a goal).
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
 	}
 	call := func(name string, in map[string]any) llm.Block {
 		return llm.Block{Type: llm.BlockToolUse, Name: name, Input: mustJSON(in)}

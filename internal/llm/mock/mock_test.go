@@ -80,6 +80,7 @@ func TestIntents(t *testing.T) {
 			`read_file {"file_path":"greeting.txt"}`,
 			`edit_file {"file_path":"greeting.txt","new_string":"goodbye","old_string":"hello"}`}, "edit_file done"},
 		{"write me a poem", nil, "offline mock model"},
+		{"<system-reminder>\nToday is Monday.\n</system-reminder>\n\nread notes.md\n\nKeep working until this condition holds: done", []string{`read_file {"file_path":"notes.md"}`}, "read_file done"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.prompt, func(t *testing.T) {
@@ -178,7 +179,7 @@ func TestCancel(t *testing.T) {
 			cancel()
 		}
 	})
-	if !errors.Is(err, context.Canceled) || resp != nil || n > 3 {
+	if !errors.Is(err, context.Canceled) || resp != nil || n != 2 {
 		t.Fatalf("err %v resp %v events %d", err, resp, n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/llm/retry"
 	"github.com/hew-dev/hew/internal/llm/sse"
 )
 
@@ -191,6 +192,12 @@ func TestNonStreaming(t *testing.T) {
 		cc.Choices[0].Message.Content != "second" || cc.Choices[0].FinishReason != "stop" || cc.Usage.PromptTokens == 0 {
 		t.Fatalf("%d %s %v", res.StatusCode, data, err)
 	}
+	// A max_tokens turn answered whole: valid JSON, the cut call left out.
+	h2 := start(t, protocols[0], `{"turns":[{"text":"cut","stop_reason":"max_tokens","tool_calls":[{"name":"write_file","input":{"content":"abcdefgh"}}]}]}`)
+	res, data = post(t, h2.srv.URL()+"/v1/messages", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
+	if res.StatusCode != 200 || !strings.Contains(string(data), `"stop_reason":"max_tokens"`) || strings.Contains(string(data), "tool_use") {
+		t.Fatalf("%d %s", res.StatusCode, data)
+	}
 	res, _ = post(t, h.srv.URL()+"/v1/other", `{}`)
 	if res.StatusCode != 404 {
 		t.Errorf("unknown path: %d", res.StatusCode)
@@ -275,5 +282,43 @@ func TestMainPrintsAddressFirst(t *testing.T) {
 	interrupt(t)
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// /model mid-session: one history, answered by one protocol and continued
+// on the other, stays a valid conversation for both.
+func TestSwitchProtocolMidConversation(t *testing.T) {
+	h := start(t, protocols[1], `{"turns":[
+		{"thinking":"look first","tool_calls":[{"id":"functions.read_file:0","name":"read_file","input":{"file_path":"a"}}]},
+		{"text":"Now the other.","tool_calls":[{"name":"list_files","input":{}}]},
+		{"text":"All done."}]}`)
+	pol := retry.Default()
+	pol.Sleep = h.waits.sleep
+	providers := []llm.Provider{h.p, protocols[0].make(h.srv.URL(), pol), h.p}
+	req := userReq("go")
+	for i, p := range providers {
+		resp, err := p.Stream(context.Background(), req, nil)
+		if err != nil {
+			t.Fatalf("step %d (%s): %v", i, p.Name(), err)
+		}
+		req.Messages = append(req.Messages, resp.Message)
+		var results []llm.Block
+		for _, u := range resp.Message.ToolUses() {
+			results = append(results, llm.Block{Type: llm.BlockToolResult, ID: u.ID, Content: "ok"})
+		}
+		if len(results) > 0 {
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: results})
+		}
+	}
+	if got := req.Messages[len(req.Messages)-1].Text(); got != "All done." {
+		t.Fatalf("last answer %q", got)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 || reqs[1].Path != "/v1/messages" || reqs[2].Path != "/v1/chat/completions" {
+		t.Fatalf("paths %v", reqs)
+	}
+	// The Anthropic request carried the id in its allowed alphabet, matched.
+	if !strings.Contains(string(reqs[1].Body), `"tool_use_id":"functions_2e_read_file_3a_0"`) {
+		t.Errorf("anthropic body %s", reqs[1].Body)
 	}
 }

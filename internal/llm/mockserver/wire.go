@@ -193,6 +193,9 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request) {
 			content = append(content, map[string]any{"type": "text", "text": pl.Text})
 		}
 		for _, c := range cs {
+			if !json.Valid(c.Input) {
+				continue // cut by max_tokens: a whole-message answer cannot carry half an object
+			}
 			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(c.Input)})
 		}
 		writeJSON(w, 200, map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,

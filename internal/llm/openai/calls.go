@@ -127,6 +127,9 @@ func genID() string {
 
 func (d *decoder) toolDelta(tc wireToolCall) error {
 	c := d.slot(tc)
+	if c.done && tc.Function.Name == "" && blankArgs(tc.Function.Arguments) {
+		return nil // trailing whitespace for a call already handed over
+	}
 	if c.done {
 		// More arguments for a call already handed over: it was not complete.
 		return malformed("tool call %s (%s) received arguments after it was complete", c.id, c.name)
@@ -197,4 +200,14 @@ func (d *decoder) complete(c *call, truncated bool) error {
 	b := c.block()
 	d.emit(llm.Event{Type: llm.EvToolDone, Index: c.idx, Block: &b})
 	return nil
+}
+
+// blankArgs reports arguments that add nothing: absent, null, or a string
+// of whitespace.
+func blankArgs(a json.RawMessage) bool {
+	if len(a) == 0 || string(a) == "null" {
+		return true
+	}
+	var s string
+	return json.Unmarshal(a, &s) == nil && strings.TrimSpace(s) == ""
 }

@@ -113,12 +113,13 @@ func errorFromBody(raw json.RawMessage, status int) error {
 	return &llm.APIError{Status: status, Type: typ, Message: e.Message}
 }
 
-// decodeStream reads a whole Chat Completions SSE body.
-func decodeStream(body io.Reader, p Profile, emit func(llm.Event), kick func()) (*llm.Response, error) {
+// decodeStream reads a whole Chat Completions SSE body. tick runs before
+// each chunk; its error (cancellation) stops decoding.
+func decodeStream(body io.Reader, p Profile, emit func(llm.Event), tick func() error) (*llm.Response, error) {
 	d := newDecoder(p, emit)
 	rd := sse.NewReader(body, 0)
 	for {
-		ev, err := rd.Next()
+		_, data, err := rd.NextRaw()
 		if err != nil {
 			if errors.Is(err, sse.ErrLineTooLong) {
 				return nil, malformed("%v", err)
@@ -131,13 +132,15 @@ func decodeStream(body io.Reader, p Profile, emit func(llm.Event), kick func()) 
 			}
 			return nil, err
 		}
-		if kick != nil {
-			kick()
+		if tick != nil {
+			if err := tick(); err != nil {
+				return nil, err // cancelled: emit nothing more
+			}
 		}
-		if ev.Done() {
+		if string(data) == "[DONE]" {
 			return d.end()
 		}
-		if err := d.chunk([]byte(ev.Data)); err != nil {
+		if err := d.chunk(data); err != nil {
 			return nil, err
 		}
 	}

@@ -186,3 +186,23 @@ func TestFinalArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestWhitespaceAfterCompleteCall(t *testing.T) {
+	in := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"read_file","arguments":"{\"file_path\":\"x\"}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"list_files","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\n"}}]}}]}
+
+data: [DONE]
+
+`
+	resp, err := decodeStream(strings.NewReader(in), Profiles["generic"], nil, nil)
+	if err != nil || len(resp.Message.ToolUses()) != 2 {
+		t.Fatalf("%v %+v", err, resp)
+	}
+	bad := strings.Replace(in, `"arguments":"\n"`, `"arguments":",\"x\":1}"`, 1)
+	if _, err := decodeStream(strings.NewReader(bad), Profiles["generic"], nil, nil); err == nil || !strings.Contains(err.Error(), "after it was complete") {
+		t.Fatalf("more arguments for a finished call must be an error: %v", err)
+	}
+}

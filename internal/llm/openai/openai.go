@@ -117,6 +117,15 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	if resp.Model == "" {
 		resp.Model = req.Model
 	}
+	if resp.Usage.Total() == 0 {
+		// The server sent no usage (some local servers never do): estimate
+		// at four bytes a token so budgets and compaction still work.
+		out := 0
+		for _, b := range resp.Message.Content {
+			out += len(b.Text) + len(b.Input) + len(b.Name)
+		}
+		resp.Usage = llm.Usage{InputTokens: (len(body) + 3) / 4, OutputTokens: (out + 3) / 4}
+	}
 	return resp, nil
 }
 
@@ -146,7 +155,7 @@ func (c *Client) attempt(parent context.Context, body []byte, p Profile, onEvent
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
 		r, err = decodeJSON(res.Body, p, onEvent)
 	} else {
-		r, err = decodeStream(res.Body, p, onEvent, idle.Kick)
+		r, err = decodeStream(res.Body, p, onEvent, func() error { idle.Kick(); return ctx.Err() })
 	}
 	if err != nil {
 		if parent.Err() != nil {

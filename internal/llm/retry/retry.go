@@ -121,10 +121,19 @@ func After(h http.Header, now time.Time) time.Duration {
 }
 
 // HTTPError turns a failed HTTP response into an error: an *llm.APIError,
-// wrapped as retryable when the status is transient.
+// wrapped as retryable when the status is transient. A server's explicit
+// x-should-retry header overrides the status, except that request errors
+// (400, 401, 403, 404) are never retried.
 func HTTPError(status int, h http.Header, typ, msg string) error {
 	e := &llm.APIError{Status: status, Type: typ, Message: msg}
-	if RetryableStatus(status) {
+	retryable := RetryableStatus(status)
+	switch strings.ToLower(h.Get("X-Should-Retry")) {
+	case "true":
+		retryable = status != 400 && status != 401 && status != 403 && status != 404
+	case "false":
+		retryable = false
+	}
+	if retryable {
 		return Retryable(e, After(h, time.Now()))
 	}
 	return e

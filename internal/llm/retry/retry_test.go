@@ -92,6 +92,26 @@ func TestDoNeverRetriesRequestErrors(t *testing.T) {
 	}
 }
 
+func TestShouldRetryHeader(t *testing.T) {
+	isRetry := func(err error) bool { var re *Error; return errors.As(err, &re) }
+	tests := []struct {
+		status int
+		header string
+		want   bool
+	}{
+		{529, "", true}, {529, "false", false}, {409, "", true}, {418, "true", true}, {400, "true", false}, {401, "", false},
+	}
+	for _, tc := range tests {
+		h := http.Header{}
+		if tc.header != "" {
+			h.Set("X-Should-Retry", tc.header)
+		}
+		if got := isRetry(HTTPError(tc.status, h, "", "")); got != tc.want {
+			t.Errorf("status %d x-should-retry %q: retryable %v, want %v", tc.status, tc.header, got, tc.want)
+		}
+	}
+}
+
 func TestRetryAfterHonoured(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {

@@ -35,6 +35,8 @@ type Reader struct {
 	r       *bufio.Reader
 	max     int
 	line    []byte
+	data    []byte
+	id      string
 	started bool
 }
 
@@ -77,23 +79,32 @@ func (r *Reader) readLine() ([]byte, error) {
 // a stream that stops inside a line returns io.ErrUnexpectedEOF. Whether a
 // stream ended early is for the protocol to judge (message_stop, [DONE]).
 func (r *Reader) Next() (Event, error) {
-	var ev Event
-	var data strings.Builder
+	typ, data, err := r.NextRaw()
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Type: typ, Data: string(data), ID: r.id}, nil
+}
+
+// NextRaw is Next without copying the data: it stays valid only until the
+// next call. Decoders that parse the data at once use it to save a copy.
+func (r *Reader) NextRaw() (typ string, data []byte, err error) {
+	r.data = r.data[:0]
+	r.id = ""
 	hasData := false
 	for {
 		line, err := r.readLine()
 		if err == io.ErrUnexpectedEOF && len(line) > 0 {
 			// A last line without terminator: the event was not finished.
-			return Event{}, io.ErrUnexpectedEOF
+			return "", nil, io.ErrUnexpectedEOF
 		}
 		if err != nil {
 			if err == io.EOF && hasData {
 				// Whole lines but no closing blank line: servers that end
 				// with "data: [DONE]\n" still mean it.
-				ev.Data = data.String()
-				return ev, nil
+				return typ, r.data, nil
 			}
-			return Event{}, err
+			return "", nil, err
 		}
 		if !r.started {
 			r.started = true
@@ -101,10 +112,9 @@ func (r *Reader) Next() (Event, error) {
 		}
 		if len(line) == 0 {
 			if hasData {
-				ev.Data = data.String()
-				return ev, nil
+				return typ, r.data, nil
 			}
-			ev = Event{} // an event with no data is ignored, as the spec says
+			typ, r.id = "", "" // an event with no data is ignored, as the spec says
 			continue
 		}
 		if line[0] == ':' { // comment / keep-alive
@@ -119,15 +129,15 @@ func (r *Reader) Next() (Event, error) {
 		}
 		switch string(field) {
 		case "event":
-			ev.Type = string(value)
+			typ = string(value)
 		case "data":
 			if hasData {
-				data.WriteByte('\n')
+				r.data = append(r.data, '\n')
 			}
-			data.Write(value)
+			r.data = append(r.data, value...)
 			hasData = true
 		case "id":
-			ev.ID = string(value)
+			r.id = string(value)
 		}
 	}
 }

@@ -37,6 +37,10 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown output format %q (want text, json or stream-json)", s)
 }
 
+// textChunk is how much assistant text without a line end stream-json
+// holds back before writing it (cut after a space).
+const textChunk = 80
+
 // MaxContent bounds the tool result content in stream-json events (the
 // model got the whole result; scripts get a preview unless Verbose).
 const MaxContent = 4000
@@ -268,13 +272,20 @@ type (
 func (w *Writer) streamEvent(e agent.Event) {
 	switch e := e.(type) {
 	case agent.TextDelta:
-		// Text goes out a line at a time: live, without one event per token.
+		// Text goes out by line, or by word once a line grows long: live,
+		// without one event per token.
 		w.text.WriteString(e.Text)
-		if buf := w.text.String(); strings.Contains(buf, "\n") {
-			i := strings.LastIndex(buf, "\n") + 1
-			w.line(textEvent{"text", buf[:i]})
+		buf := w.text.String()
+		cut := strings.LastIndex(buf, "\n") + 1
+		if cut == 0 && len(buf) >= textChunk {
+			if cut = strings.LastIndex(buf, " ") + 1; cut == 0 {
+				cut = len(buf)
+			}
+		}
+		if cut > 0 {
+			w.line(textEvent{"text", buf[:cut]})
 			w.text.Reset()
-			w.text.WriteString(buf[i:])
+			w.text.WriteString(buf[cut:])
 		}
 		return
 	}

@@ -238,4 +238,18 @@ func TestStreamTextComesByLine(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
+
+	// A long line without a line end still streams, cut after a space.
+	out.Reset()
+	for i := 0; i < 30; i++ {
+		w.Handle(agent.TextDelta{Text: "word "})
+	}
+	if n := strings.Count(out.String(), `"type":"text"`); n == 0 {
+		t.Error("150 characters without a newline were all held back")
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if !strings.HasSuffix(l, ` "}`) {
+			t.Errorf("text cut inside a word: %s", l)
+		}
+	}
 }

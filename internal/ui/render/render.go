@@ -51,7 +51,7 @@ type Renderer struct {
 	// lastKind is what the previous block was ("text", "tool"), so text
 	// and tool calls are separated by one blank line.
 	lastKind string
-	md      mdState
+	md       mdState
 
 	spin      spinner
 	turnStart time.Time
@@ -320,6 +320,9 @@ func (r *Renderer) turnEnded(res agent.TurnResult) {
 	switch res.StopReason {
 	case agent.StopCompleted, "":
 	case agent.StopAborted:
+		if r.live {
+			r.write("\r") // over the "^C" the terminal echoed at column 0
+		}
 		r.line(r.st.yellow("⏹ Interrupted") + r.st.dim(" · the conversation is kept"))
 	case agent.StopError:
 		msg := res.Err

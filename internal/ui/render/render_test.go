@@ -288,9 +288,9 @@ func TestParallelToolResultsNameTheirCall(t *testing.T) {
 func TestCallLineShowsToolNameOnce(t *testing.T) {
 	h := newHarness(t, modes[0], 60, Options{})
 	h.emit(agent.ToolStarted{ID: "a", Name: "read_file", Summary: "read_file(notes/a.txt)"},
-		agent.ToolStarted{ID: "b", Name: "grep_search", Input: raw(map[string]any{"pattern": "TODO", "path": "src"})})
+		agent.ToolStarted{ID: "b", Name: "grep_search", Input: raw(map[string]any{"pattern": "FIXTHIS", "path": "src"})})
 	got := h.out.String()
-	if !strings.HasPrefix(got, "● read_file notes/a.txt\n● grep_search TODO") {
+	if !strings.HasPrefix(got, "● read_file notes/a.txt\n● grep_search FIXTHIS") {
 		t.Errorf("call lines = %q", got)
 	}
 }

@@ -82,11 +82,11 @@ func TestHewBinaryREPLUnderTmux(t *testing.T) {
 	ts.keys("/exit", "Enter")
 	var st string
 	ts.waitScreen("hew to exit", func(string) bool {
-		st = strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}:#{pane_dead_status}"))
-		return strings.HasPrefix(st, "1:") && st != "1:"
+		st = strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}"))
+		return strings.HasPrefix(st, "1:") && st != "1::"
 	})
-	if st != "1:0" {
-		t.Errorf("pane dead:status = %s, want 1:0\n%s", st, ts.screen())
+	if st != "1:0:" {
+		t.Errorf("pane dead:status:signal = %s, want 1:0:\n%s", st, ts.screen())
 	}
 	sessions, _ := filepath.Glob(filepath.Join(home, "projects", "*", "sessions", "*.jsonl"))
 	if len(sessions) != 1 {

@@ -122,7 +122,7 @@ func TestREPLUnderTmux(t *testing.T) {
 	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-repl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
 	ts.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "40",
-		"env", "HEW_REPL_TEST_MAIN=1", "HEW_TEST_HISTORY="+hist, "HOME="+dir, "NO_COLOR=1", exe)
+		"env", "HEW_REPL_TEST_MAIN=1", "HEW_TEST_HISTORY="+hist, "HOME="+dir, exe)
 	ts.run("set-option", "-t", "hew", "remain-on-exit", "on")
 	ts.waitPrompts(1)
 
@@ -150,20 +150,33 @@ func TestREPLUnderTmux(t *testing.T) {
 	ts.waitText(`echo: "again"`)
 	ts.waitPrompts(5)
 
-	ts.keys("/exit", "Enter")
+	// Ctrl+R searches the history; Enter runs the match.
+	ts.keys("C-r", "hel")
+	ts.waitText("hel")
+	ts.keys("Enter")
+	ts.waitScreen("the history match to run again", func(sc string) bool { return strings.Count(sc, `echo: "helloX 世"`) == 2 })
+	ts.waitPrompts(6)
+
+	// Ctrl+C on a typed line discards it; at the empty prompt the first
+	// gives a hint and the second exits.
+	ts.keys("draft", "C-c")
+	ts.waitPrompts(7)
+	ts.keys("C-c")
+	ts.waitText("Press Ctrl+C again to exit")
+	ts.keys("C-c")
 	var st string
 	ts.waitScreen("the program to exit", func(string) bool {
-		st = strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}:#{pane_dead_status}"))
-		return strings.HasPrefix(st, "1:") && st != "1:"
+		st = strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}"))
+		return strings.HasPrefix(st, "1:") && st != "1::"
 	})
-	if st != "1:0" {
-		t.Errorf("pane dead:status = %s, want 1:0\n%s", st, ts.screen())
+	if st != "1:0:" {
+		t.Errorf("pane dead:status:signal = %s, want 1:0:\n%s", st, ts.screen())
 	}
 	data, err := os.ReadFile(hist)
 	if err != nil {
 		t.Fatalf("history file: %v", err)
 	}
-	for _, want := range []string{"helloX 世", "again", "/exit"} {
+	for _, want := range []string{"helloX 世", "again"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("history file lacks %q:\n%s", want, data)
 		}
