@@ -112,6 +112,10 @@ func (e *Engine) modeTable(mode Mode, s subject) Verdict {
 	case kindRead:
 		return Verdict{Decision: Allow, Reason: "reading inside the project is always allowed", Source: "default"}
 	case kindInternal:
+		if s.tool == ToolExitPlan && mode == ModePlan {
+			// Leaving plan mode starts the edits: the user approves the plan first.
+			return Verdict{Decision: Ask, Reason: "leaving plan mode needs the user's approval of the plan", Source: "mode:plan"}
+		}
 		return Verdict{Decision: Allow, Reason: s.tool + " changes nothing outside the session", Source: "default"}
 	case kindWrite:
 		switch mode {

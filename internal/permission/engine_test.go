@@ -298,3 +298,21 @@ func TestReadableDirs(t *testing.T) {
 		}
 	}
 }
+
+func TestExitPlanModeAsksInPlanMode(t *testing.T) {
+	f := newFixture(t, "")
+	e, err := New(Options{Root: f.root, HomeDir: f.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := in("plan", "# do it")
+	if v := e.Check(Request{Tool: "exit_plan_mode", Input: plan, Mode: ModePlan}); v.Decision != Ask {
+		t.Errorf("plan mode: %+v", v)
+	}
+	if v := e.Check(Request{Tool: "exit_plan_mode", Input: plan, Mode: ModeBypass}); v.Decision != Allow {
+		t.Errorf("bypass: %+v", v)
+	}
+	if v := e.Check(Request{Tool: "enter_plan_mode", Input: json.RawMessage(`{}`), Mode: ModeDefault}); v.Decision != Allow {
+		t.Errorf("enter: %+v", v)
+	}
+}

@@ -54,8 +54,9 @@ func TestPlanModeThroughTheAgent(t *testing.T) {
 	for _, tl := range set.Tools() {
 		reg.Register(tl)
 	}
+	approver := &planApprover{}
 	ag, err = agent.New(agent.Config{Provider: mock.New(sc), Model: "mock", Tools: reg, Permissions: eng,
-		Mode: permission.ModeAcceptEdits, Env: &tools.Env{Root: root}})
+		Mode: permission.ModeAcceptEdits, Env: &tools.Env{Root: root}, Approver: approver})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +97,19 @@ func TestPlanModeThroughTheAgent(t *testing.T) {
 	if len(res.Denials) != 1 || res.Denials[0].Tool != "write_file" {
 		t.Errorf("denials = %+v", res.Denials)
 	}
+	// Leaving plan mode asked the user, once, showing the plan.
+	if len(approver.asked) != 1 || approver.asked[0].Tool != "exit_plan_mode" || !strings.Contains(string(approver.asked[0].Input), "Write the notes file") {
+		t.Errorf("approvals asked: %+v", approver.asked)
+	}
+}
+
+// planApprover approves leaving plan mode and nothing else.
+type planApprover struct{ asked []agent.ApprovalRequest }
+
+func (p *planApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Approval, string) {
+	p.asked = append(p.asked, req)
+	if req.Tool == "exit_plan_mode" {
+		return agent.ApproveOnce, ""
+	}
+	return agent.ApproveDeny, "not in this test"
 }

@@ -494,3 +494,20 @@ func TestBudgetCountsEarlierChildren(t *testing.T) {
 		t.Fatalf("sub-agent usage %+v", total)
 	}
 }
+
+// BenchmarkChildSetup measures what every agent call pays before the
+// child's first request: picking its tools and deriving its config.
+func BenchmarkChildSetup(b *testing.B) {
+	reg := tools.NewRegistry()
+	tools.RegisterBuiltins(reg)
+	tl := New(Options{Registry: reg, Base: func() agent.Config { return agent.Config{} }})
+	reg.Register(tl)
+	base := agent.Config{Provider: agenttest.NewProvider(), Env: &tools.Env{Root: "/p"}, System: []llm.SystemBlock{{Text: "core"}}}
+	in := input{Description: "d", Prompt: "p", Type: TypeGeneral}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tl.childConfig(base, base.Env, kinds[TypeGeneral], in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -169,6 +169,17 @@ func TestScenarioProvider(t *testing.T) {
 	}
 }
 
+func TestFaultPastTheEndServedOnce(t *testing.T) {
+	sc, _ := scenario.Parse([]byte(`{"turns":[{"text":"one","cut_after_chunks":99},{"text":"two"}]}`))
+	p := New(sc)
+	for _, want := range []string{"one", "two"} {
+		r, err := p.Stream(context.Background(), &llm.Request{}, nil)
+		if err != nil || r.Message.Text() != want {
+			t.Fatalf("want %q: %v %+v", want, err, r)
+		}
+	}
+}
+
 func TestCancel(t *testing.T) {
 	sc, _ := scenario.Parse([]byte(`{"turns":[{"text":"` + strings.Repeat("word ", 50) + `","chunk_delay_ms":5}]}`))
 	ctx, cancel := context.WithCancel(context.Background())

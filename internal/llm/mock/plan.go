@@ -56,6 +56,14 @@ func (e *Engine) Remaining() int {
 	return e.player.Remaining()
 }
 
+// Delivered tells the engine an answer planned with a cut or stream fault
+// reached the client whole, so its turn counts as served.
+func (e *Engine) Delivered(p Plan) {
+	if e.player != nil && p.Turn > 0 && (p.CutAfter > 0 || p.StreamError != nil) {
+		e.player.Delivered(p.Turn)
+	}
+}
+
 // Side answers for side requests without a scripted one.
 var sideDefaults = map[llm.Purpose]string{
 	llm.PurposeCompact:      "Summary of the conversation so far (mock): the user asked for work on this project and the assistant carried it out with tools. No open questions were recorded.",

@@ -46,8 +46,10 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, onEvent func(ll
 	}
 	var resp *llm.Response
 	err := p.Retry.Do(ctx, func(ctx context.Context) error {
-		r, err := play(ctx, p.engine.Plan(req), onEvent)
+		pl := p.engine.Plan(req)
+		r, err := play(ctx, pl, onEvent)
 		if err == nil {
+			p.engine.Delivered(pl)
 			resp = r
 		}
 		return err

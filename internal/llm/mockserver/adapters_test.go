@@ -349,6 +349,20 @@ func TestStreamCutIsRetried(t *testing.T) {
 	})
 }
 
+// A fault placed past the end of the answer never fires; the turn is then
+// served once, not again on the next request.
+func TestFaultPastTheEnd(t *testing.T) {
+	forBoth(t, func(t *testing.T, proto protocol) {
+		h := start(t, proto, `{"turns":[{"text":"short","cut_after_chunks":500},{"text":"next","stream_error":{"after_chunks":500}},{"text":"third"}]}`)
+		for _, want := range []string{"short", "next", "third"} {
+			r := h.send(context.Background(), userReq("hi"))
+			if r.err != nil || r.resp.Message.Text() != want || r.count(llm.EvRetry) != 0 {
+				t.Fatalf("want %q: %v %+v", want, r.err, r.resp)
+			}
+		}
+	})
+}
+
 func TestOverloadEventInsideStream(t *testing.T) {
 	forBoth(t, func(t *testing.T, proto protocol) {
 		h := start(t, proto, `{"turns":[{"text":"finally a complete answer","stream_error":{"after_chunks":3}}]}`)

@@ -81,7 +81,11 @@ func (s *Server) handleOpenAI(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(openaiError(529, typ, msg))
 		return "", string(b)
 	}
-	finishStream(streamOpenAI(st, id, req.Model, pl, cs, includeUsage))
+	err = streamOpenAI(st, id, req.Model, pl, cs, includeUsage)
+	if err == nil {
+		s.engine.Delivered(pl)
+	}
+	finishStream(err)
 }
 
 func streamOpenAI(st *streamer, id, model string, pl mock.Plan, cs []llm.Block, includeUsage bool) error {

@@ -207,7 +207,11 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(anthropicError(typ, msg))
 		return "error", string(b)
 	}
-	finishStream(streamAnthropic(st, id, req.Model, pl, cs))
+	err = streamAnthropic(st, id, req.Model, pl, cs)
+	if err == nil {
+		s.engine.Delivered(pl)
+	}
+	finishStream(err)
 }
 
 func streamAnthropic(st *streamer, id, model string, pl mock.Plan, cs []llm.Block) error {

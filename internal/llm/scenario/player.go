@@ -69,6 +69,17 @@ func (p *Player) advance() {
 	p.failed, p.cuts, p.errs = 0, 0, 0
 }
 
+// Delivered records that turn number n was sent whole even though its step
+// carried a cut or stream fault (the fault's chunk count was past the end of
+// the answer), so the turn is not served again.
+func (p *Player) Delivered(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next+1 == n && p.next < len(p.sc.Turns) {
+		p.advance()
+	}
+}
+
 // Remaining is how many turns are not yet fully served.
 func (p *Player) Remaining() int {
 	p.mu.Lock()

@@ -19,16 +19,19 @@ import (
 type ttyReader struct {
 	rl     *readline.Shell
 	prompt string
+	// ints carries Ctrl+C pressed while the editor was not running: the
+	// terminal is then in cooked mode and turns the key into SIGINT.
+	ints <-chan os.Signal
 }
 
-func newTTYReader(historyFile string) (*ttyReader, error) {
+func newTTYReader(historyFile string, ints <-chan os.Signal) (*ttyReader, error) {
 	rl := readline.NewShell()
 	_ = rl.Config.Set("enable-bracketed-paste", true)
 	// The prompt always starts at column 0 (the renderer ends its lines), so
 	// the editor needs no "where is the cursor" query; answering that query
 	// races with typed keys and loses them.
 	_ = rl.Config.Set("cursor-position-probe", false)
-	t := &ttyReader{rl: rl}
+	t := &ttyReader{rl: rl, ints: ints}
 	rl.Prompt.Primary(func() string { return t.prompt })
 	rl.Prompt.Secondary(func() string { return "  " })
 	if historyFile == "" {
@@ -42,6 +45,11 @@ func newTTYReader(historyFile string) (*ttyReader, error) {
 }
 
 func (t *ttyReader) Read(_ context.Context, prompt string) (string, error) {
+	select {
+	case <-t.ints: // pressed between two prompts
+		return "", errInterrupt
+	default:
+	}
 	t.prompt = prompt
 	line, err := t.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
