@@ -20,14 +20,16 @@ Long-term memory of this project.
 
 // Command runs `hew memory ARGS` on store.
 func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store) int {
+	for i, a := range args {
+		if a == "-h" || a == "--help" || (i == 0 && a == "help") {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+	}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+		args = []string{"list"}
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
 	case "path":
 		fmt.Fprintln(stdout, s.Dir)
 		return 0

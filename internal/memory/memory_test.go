@@ -88,3 +88,16 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("context %d bytes", len(c))
 	}
 }
+
+func TestCommandHelp(t *testing.T) {
+	s := Open(t.TempDir())
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"add", "--help"}, {"show", "-h"}, {"rm", "--help"}} {
+		var out, errb bytes.Buffer
+		if code := Command(args, nil, &out, &errb, s); code != 0 || !strings.Contains(out.String(), "usage: hew memory") {
+			t.Errorf("%v: %d %q %q", args, code, out.String(), errb.String())
+		}
+	}
+	if list, _ := s.List(); len(list) != 0 {
+		t.Fatal("--help added a memory")
+	}
+}

@@ -19,9 +19,12 @@ func ValidMode(m Mode) bool {
 }
 
 // Check decides one call in the order SPEC section 4 fixes: deny rules, ask
-// rules, allow rules, the mode, the danger analysis, allow. Plan mode's ban
-// on changes, protected paths and deletions outside the project are floors
-// that allow rules cannot lift (only bypassPermissions lifts the last two).
+// rules, allow rules, the mode, the danger analysis, allow. An explicit allow
+// rule beats the mode, plan mode included. Protected paths and deletions
+// outside the project are floors that allow rules cannot lift (only
+// bypassPermissions lifts them), so the model cannot grant itself
+// permissions. Session grants come after the mode's bans, so a "yes" given
+// before entering plan mode does not carry into it.
 func (e *Engine) Check(req Request) Verdict {
 	mode := req.Mode
 	if mode == "" {
@@ -37,14 +40,6 @@ func (e *Engine) Check(req Request) Verdict {
 	if r := e.firstRule("deny", s); r != nil {
 		return Verdict{Decision: Deny, Reason: "denied by rule " + r.Text + " in " + r.Source, Source: "rule:deny " + r.String()}
 	}
-	if mode == ModePlan {
-		if v, ok := e.planFloor(s); ok {
-			return v
-		}
-	}
-	if e.granted(s) {
-		return Verdict{Decision: Allow, Reason: "approved for this session earlier", Source: "session-grant"}
-	}
 	if r := e.firstRule("ask", s); r != nil {
 		return wouldAsk(mode, Verdict{Decision: Ask, Reason: "rule " + r.Text + " in " + r.Source + " asks first", Source: "rule:ask " + r.String()})
 	}
@@ -55,6 +50,14 @@ func (e *Engine) Check(req Request) Verdict {
 	}
 	if r := e.allowed(s); r != nil {
 		return Verdict{Decision: Allow, Reason: "allowed by rule " + r.Text + " in " + r.Source, Source: "rule:allow " + r.String()}
+	}
+	if mode == ModePlan {
+		if v, ok := e.planFloor(s); ok {
+			return v
+		}
+	}
+	if e.granted(s) {
+		return Verdict{Decision: Allow, Reason: "approved for this session earlier", Source: "session-grant"}
 	}
 	if s.kind == kindRead && e.readableDir(s.path) {
 		return Verdict{Decision: Allow, Reason: "reading hew's own saved tool results is always allowed", Source: "default"}

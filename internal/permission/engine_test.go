@@ -316,3 +316,34 @@ func TestExitPlanModeAsksInPlanMode(t *testing.T) {
 		t.Errorf("enter: %+v", v)
 	}
 }
+
+// SPEC section 4: allow rules come before the mode, plan mode included; a
+// session grant does not carry into plan mode.
+func TestAllowRulesBeatPlanMode(t *testing.T) {
+	f := newFixture(t, `{"permissions":{"allow":["Bash(make:*)","Edit(docs/**)"]}}`)
+	e := f.engine(t)
+	cases := []struct {
+		tool  string
+		input json.RawMessage
+		want  Decision
+	}{
+		{"run_shell", shell("make build"), Allow},
+		{"run_shell", shell("npm install"), Deny},
+		{"edit_file", in("file_path", "docs/a.md", "old_string", "a", "new_string", "b"), Allow},
+		{"edit_file", in("file_path", "src/a.go", "old_string", "a", "new_string", "b"), Deny},
+		{"run_shell", shell("git status"), Allow},
+	}
+	for _, c := range cases {
+		if v := e.Check(Request{Tool: c.tool, Input: c.input, Mode: ModePlan}); v.Decision != c.want {
+			t.Errorf("%s %s in plan mode: %+v, want %s", c.tool, c.input, v, c.want)
+		}
+	}
+	w := in("file_path", "src/a.go", "content", "x")
+	e.Grant("write_file", w)
+	if v := e.Check(Request{Tool: "write_file", Input: w, Mode: ModeDefault}); v.Decision != Allow || v.Source != "session-grant" {
+		t.Errorf("granted write in default mode: %+v", v)
+	}
+	if v := e.Check(Request{Tool: "write_file", Input: w, Mode: ModePlan}); v.Decision != Deny {
+		t.Errorf("granted write in plan mode: %+v", v)
+	}
+}

@@ -29,15 +29,18 @@ func LoadInstructions(root, homeDir, hewHome string) Instructions {
 	if hewHome != "" {
 		l.file(filepath.Join(hewHome, "AGENTS.md"), 0)
 	}
-	for _, dir := range dirsUp(root) {
+	dirs := dirsUp(root)
+	for _, dir := range dirs {
 		l.file(filepath.Join(dir, "AGENTS.md"), 0)
 		l.file(filepath.Join(dir, "CLAUDE.md"), 0)
 	}
-	for _, rules := range []string{filepath.Join(root, ".hew", "rules"), filepath.Join(root, ".claude", "rules")} {
-		matches, _ := filepath.Glob(filepath.Join(rules, "*.md"))
-		sort.Strings(matches)
-		for _, m := range matches {
-			l.file(m, 0)
+	for _, dir := range dirs {
+		for _, rules := range []string{filepath.Join(dir, ".hew", "rules"), filepath.Join(dir, ".claude", "rules")} {
+			matches, _ := filepath.Glob(filepath.Join(rules, "*.md"))
+			sort.Strings(matches)
+			for _, m := range matches {
+				l.file(m, 0)
+			}
 		}
 	}
 	return Instructions{Text: strings.TrimSpace(l.out.String()), Sources: l.sources}
@@ -90,41 +93,66 @@ func (l *loader) file(path string, depth int) {
 	}
 	l.sources = append(l.sources, path)
 	fmt.Fprintf(&l.out, "Contents of %s:\n\n", path)
+	fenced := false
 	for _, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if inc, ok := l.include(line, filepath.Dir(real)); ok {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+		}
+		var incs []string
+		if !fenced {
+			incs = l.includes(line, filepath.Dir(real))
+		}
+		// A line that is only an include is replaced by the file; an
+		// include inside prose keeps the line and adds the file after it.
+		if !(len(incs) == 1 && strings.TrimSpace(line) == "@"+incs[0]) {
+			l.out.WriteString(line + "\n")
+		}
+		for _, inc := range incs {
 			if depth+1 > maxIncludeDepth {
-				fmt.Fprintf(&l.out, "%s (not included: include depth limit %d reached)\n", line, maxIncludeDepth)
+				fmt.Fprintf(&l.out, "(@%s not included: include depth limit %d reached)\n", inc, maxIncludeDepth)
 				continue
 			}
 			l.out.WriteString("\n")
-			l.file(inc, depth+1)
-			continue
+			l.file(l.resolve(inc, filepath.Dir(real)), depth+1)
 		}
-		l.out.WriteString(line + "\n")
 	}
 	l.out.WriteString("\n")
 }
 
-// include recognises a line that is only an @path reference (@./x, @~/x,
-// @/x, or @relative/x.md) and resolves it against dir.
-func (l *loader) include(line, dir string) (string, bool) {
-	t := strings.TrimSpace(line)
-	if !strings.HasPrefix(t, "@") || strings.ContainsAny(t, " \t") || len(t) < 2 {
-		return "", false
+// includes finds @path references in a line (@./x, @~/x, @/x, @dir/x,
+// @x.md), outside `code spans`. It returns the references without the @.
+func (l *loader) includes(line, dir string) []string {
+	var out []string
+	inCode := false
+	for _, f := range strings.Fields(line) {
+		if strings.Count(f, "`")%2 == 1 {
+			inCode = !inCode
+			continue
+		}
+		if inCode || !strings.HasPrefix(f, "@") || len(f) < 2 {
+			continue
+		}
+		p := strings.TrimRight(f[1:], ".,;:)")
+		if strings.HasPrefix(p, "~/") || filepath.IsAbs(p) || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") ||
+			strings.Contains(p, "/") || strings.HasSuffix(p, ".md") {
+			out = append(out, p)
+		}
 	}
-	p := t[1:]
+	return out
+}
+
+// resolve turns an include reference into a path.
+func (l *loader) resolve(p, dir string) string {
 	switch {
 	case strings.HasPrefix(p, "~/"):
 		if l.home == "" {
-			return "", false
+			return ""
 		}
-		return filepath.Join(l.home, p[2:]), true
+		return filepath.Join(l.home, p[2:])
 	case filepath.IsAbs(p):
-		return p, true
-	case strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || strings.Contains(p, "/") || strings.HasSuffix(p, ".md"):
-		return filepath.Join(dir, p), true
+		return p
 	}
-	return "", false
+	return filepath.Join(dir, p)
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -130,3 +130,25 @@ func TestNoRepoOnlyWorkingDir(t *testing.T) {
 		t.Fatalf("got %q", inst.Text)
 	}
 }
+
+func TestInlineIncludesAndRootRules(t *testing.T) {
+	repo := t.TempDir()
+	sub := filepath.Join(repo, "a", "b")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	write(t, filepath.Join(repo, "AGENTS.md"), "See @./inc.md for style. Not `@./code.md` and not\n```\n@./fenced.md\n```\nmail me@example.com")
+	write(t, filepath.Join(repo, "inc.md"), "INLINE-INCLUDED")
+	write(t, filepath.Join(repo, "code.md"), "CODE-SPAN")
+	write(t, filepath.Join(repo, "fenced.md"), "FENCED")
+	write(t, filepath.Join(repo, ".claude", "rules", "r.md"), "ROOT-RULE")
+	inst := LoadInstructions(sub, "", "")
+	for _, want := range []string{"See @./inc.md for style.", "INLINE-INCLUDED", "ROOT-RULE", "me@example.com"} {
+		if !strings.Contains(inst.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, inst.Text)
+		}
+	}
+	for _, bad := range []string{"CODE-SPAN", "FENCED"} {
+		if strings.Contains(inst.Text, bad) {
+			t.Errorf("included %s", bad)
+		}
+	}
+}

@@ -19,12 +19,12 @@ Sessions of the current directory, newest first.
 // Command runs `hew sessions ARGS` for the project at root. It returns the
 // exit code: 0 done, 1 failure, 2 bad usage.
 func Command(args []string, stdout, stderr io.Writer, home, root string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if wantsHelp(args) {
 		fmt.Fprint(stdout, usage)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
+	}
+	if len(args) == 0 {
+		args = []string{"list"}
 	}
 	dir := Dir(home, root)
 	switch args[0] {
@@ -114,4 +114,17 @@ func shorten(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// wantsHelp reports whether any argument asks for help.
+func wantsHelp(args []string) bool {
+	if len(args) > 0 && args[0] == "help" {
+		return true
+	}
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			return true
+		}
+	}
+	return false
 }

@@ -291,3 +291,12 @@ func TestCommand(t *testing.T) {
 		t.Fatalf("bogus: %d", code)
 	}
 }
+
+func TestCommandHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"show", "-h"}, {"rm", "--help"}, {"help"}} {
+		var out, errb bytes.Buffer
+		if code := Command(args, &out, &errb, t.TempDir(), "/p"); code != 0 || !strings.Contains(out.String(), "usage: hew sessions") {
+			t.Errorf("%v: %d %q %q", args, code, out.String(), errb.String())
+		}
+	}
+}

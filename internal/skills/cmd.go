@@ -7,9 +7,14 @@ import (
 
 // Command runs `hew skills list`.
 func Command(args []string, stdout, stderr io.Writer, r Roots) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintln(stdout, "usage: hew skills list\n\nLists discovered skills, where each came from, and whether /NAME runs it.")
-		return 0
+	for i, a := range args {
+		if a == "-h" || a == "--help" || (i == 0 && a == "help") {
+			fmt.Fprintln(stdout, "usage: hew skills list\n\nLists discovered skills, where each came from, and whether /NAME runs it.")
+			return 0
+		}
+	}
+	if len(args) == 0 {
+		args = []string{"list"}
 	}
 	if len(args) != 1 || args[0] != "list" {
 		fmt.Fprintln(stderr, "usage: hew skills list")

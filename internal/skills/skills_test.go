@@ -63,3 +63,12 @@ func TestDiscoverPrecedenceAndFrontmatter(t *testing.T) {
 		t.Fatalf("list: %d %s", code, out.String())
 	}
 }
+
+func TestCommandHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}} {
+		var out, errb bytes.Buffer
+		if code := Command(args, &out, &errb, Roots{}); code != 0 || !strings.Contains(out.String(), "usage: hew skills list") {
+			t.Errorf("%v: %d %q", args, code, out.String())
+		}
+	}
+}
