@@ -31,7 +31,8 @@ deps:
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing$$missing"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
+				|| echo "note: apt-get could not install$$missing; tests that need them are skipped"; \
 		else \
 			echo "note: install$$missing for the full test suite (tests that need them are skipped)"; \
 		fi; \
@@ -39,7 +40,8 @@ deps:
 	@if command -v npm >/dev/null 2>&1; then \
 		if [ ! -x "$(NPM_PREFIX)/node_modules/.bin/mcp-server-filesystem" ] || [ ! -x "$(NPM_PREFIX)/node_modules/.bin/mcp-server-everything" ]; then \
 			echo "installing $(MCP_PKGS) into $(NPM_PREFIX)"; \
-			mkdir -p "$(NPM_PREFIX)" && npm install --prefix "$(NPM_PREFIX)" --no-audit --no-fund --loglevel=error $(MCP_PKGS); \
+			{ mkdir -p "$(NPM_PREFIX)" && npm install --prefix "$(NPM_PREFIX)" --no-audit --no-fund --loglevel=error $(MCP_PKGS); } \
+				|| echo "note: npm install failed; the MCP server tests are skipped"; \
 		fi; \
 	else \
 		echo "note: npm not found; the MCP server tests are skipped"; \

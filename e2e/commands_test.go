@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hew-dev/hew/internal/session"
 )
 
 // hew permissions check decides with this directory's settings, as a session would.
@@ -234,5 +236,36 @@ func TestDoctor(t *testing.T) {
 	r = s.run([]string{"ANTHROPIC_API_KEY=x", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}, "doctor", "--timeout", "2s")
 	if r.code != 1 || !strings.Contains(r.stdout, "unreachable") {
 		t.Errorf("doctor against a closed port: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// Project instructions and long-term memory reach the model in the first
+// message (a <system-reminder>), as the session file shows.
+func TestInstructionsAndMemoryInFirstMessage(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, true)
+	s.write("AGENTS.md", "Always run make lint before committing.\n")
+	if r := s.run(nil, "memory", "add", "--type", "project", "The CI machine has two cores."); r.code != 0 {
+		t.Fatalf("memory add: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := s.run(nil, "--mock", "-p", "list files"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	files := s.sessionFiles()
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	loaded, err := session.Load(files[0])
+	if err != nil || len(loaded.Messages) == 0 {
+		t.Fatalf("load: %v", err)
+	}
+	first := loaded.Messages[0].Text()
+	for _, want := range []string{"<system-reminder>", "Always run make lint", "two cores", "list files"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first message lacks %q:\n%s", want, first)
+		}
+	}
+	if st := s.git("status", "--porcelain"); strings.TrimSpace(st) != "?? AGENTS.md" {
+		t.Errorf("hew wrote into the project: %q", st)
 	}
 }

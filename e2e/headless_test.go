@@ -222,3 +222,21 @@ func containsAny(xs []any, want string) bool {
 	}
 	return false
 }
+
+// Commands the model runs do not see hew's model credentials.
+func TestShellDoesNotSeeModelKey(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, false)
+	r := s.run([]string{"ANTHROPIC_API_KEY=sk-secret-e2e", "SOME_OTHER_VAR=visible-e2e"}, "--mock", "-p", "--yolo", "--output-format", "stream-json", "run `env`")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	res := ofType(events(t, r.stdout), "tool_result")
+	if len(res) != 1 {
+		t.Fatalf("tool results: %v", res)
+	}
+	out := res[0]["content"].(string)
+	if strings.Contains(out, "sk-secret-e2e") || !strings.Contains(out, "visible-e2e") {
+		t.Errorf("env output:\n%s", out)
+	}
+}

@@ -10,9 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"net/http"
-	"net/http/httputil"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -143,25 +141,29 @@ func oneTwoStep(bin, proj, scen string, env []string) sample {
 		fail(err)
 	}
 
+	// A plain TCP relay in front of the server notes when hew's first
+	// request arrives, without touching the HTTP stream.
 	var mu sync.Mutex
 	var firstReq time.Time
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	proxy.ErrorLog = log.New(io.Discard, "", 0)
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		if firstReq.IsZero() {
-			firstReq = time.Now()
-		}
-		mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	})}
 	ln, err := listen()
 	if err != nil {
 		fail(err)
 	}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if firstReq.IsZero() {
+				firstReq = time.Now()
+			}
+			mu.Unlock()
+			go relay(c, target.Host)
+		}
+	}()
 
 	s := run(bin, proj, env, []string{"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=http://" + ln.Addr().String()},
 		"-p", "--provider", "anthropic", "--model", "mock", "read greeting.txt")
@@ -171,6 +173,20 @@ func oneTwoStep(bin, proj, scen string, env []string) sample {
 		s.ttfr = firstReq.Sub(time.Now().Add(-s.wall))
 	}
 	return s
+}
+
+// relay copies bytes both ways between c and the server at addr.
+func relay(c net.Conn, addr string) {
+	defer c.Close()
+	up, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	<-done
 }
 
 func normalizeAddr(a string) string {

@@ -50,6 +50,15 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"mock-server", "--help"}, "--scenario"},
 		{[]string{"doctor", "--help"}, "doctor"},
 		{[]string{"mcp", "add", "--help"}, "add"},
+		{[]string{"sessions", "list", "--help"}, "list"},
+		{[]string{"sessions", "show", "--help"}, "show"},
+		{[]string{"sessions", "rm", "--help"}, "rm"},
+		{[]string{"memory", "list", "--help"}, "list"},
+		{[]string{"memory", "add", "--help"}, "add"},
+		{[]string{"memory", "show", "--help"}, "show"},
+		{[]string{"memory", "rm", "--help"}, "rm"},
+		{[]string{"memory", "path", "--help"}, "path"},
+		{[]string{"skills", "list", "--help"}, "list"},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			r := w.hew(tc.args...)

@@ -64,8 +64,12 @@ func TestStreamJSONEvents(t *testing.T) {
 			for _, e := range uses {
 				requireFields(t, e, "id", "name", "input")
 			}
+			// Events of one batch may come in any order; match by name.
 			if uses[0].str("name") != "read_file" {
-				t.Fatalf("tool_use name %q", uses[0].str("name"))
+				uses[0], uses[1] = uses[1], uses[0]
+			}
+			if uses[0].str("name") != "read_file" || uses[1].str("name") != "write_file" {
+				t.Fatalf("tool_use names %q, %q", uses[0].str("name"), uses[1].str("name"))
 			}
 			if in, _ := uses[0]["input"].(map[string]any); in["file_path"] != "greeting.txt" {
 				t.Fatalf("tool_use input %v", uses[0]["input"])
@@ -139,5 +143,34 @@ func TestJSONPrintsOnlyResult(t *testing.T) {
 	}
 	if !strings.Contains(res.str("result"), "hello") {
 		t.Fatalf("result %q lacks the file's content", res.str("result"))
+	}
+}
+
+// Text mode: each tool call is one line plus at most 5 result lines;
+// --verbose shows the full result. Output to a pipe carries no ANSI colour
+// even without NO_COLOR.
+func TestTextModeToolLinesAndVerbose(t *testing.T) {
+	w := newWorld(t)
+	var env []string
+	for _, kv := range w.env {
+		if !strings.HasPrefix(kv, "NO_COLOR=") {
+			env = append(env, kv)
+		}
+	}
+	w.env = env
+	r := w.hew("-p", "--mock", "--yolo", "run `seq 101 130`")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	all := r.stdout + r.stderr
+	if strings.Contains(all, "\x1b[") {
+		t.Errorf("ANSI escapes in piped output: %q", all)
+	}
+	if strings.Contains(all, "110") {
+		t.Errorf("without --verbose more than 5 result lines are shown:\n%s", all)
+	}
+	r = w.hew("-p", "--mock", "--yolo", "--verbose", "run `seq 101 130`")
+	if !strings.Contains(r.stdout+r.stderr, "129") {
+		t.Errorf("--verbose does not show the full result:\n%s", r)
 	}
 }

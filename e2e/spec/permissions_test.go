@@ -113,6 +113,9 @@ func TestRules(t *testing.T) {
 		{"run_shell", `{"command":"git log; rm -rf x"}`, "default", "deny", "rule"},
 		{"run_shell", `{"command":"npm test -- --watch"}`, "default", "allow", "rule"},
 		{"run_shell", `{"command":"npm run build"}`, "plan", "deny", "mode"},
+		// allow rules rank above the mode (SPEC order), plan included.
+		{"run_shell", `{"command":"npm test"}`, "plan", "allow", "rule"},
+		{"edit_file", `{"file_path":"src/x.go","old_string":"a","new_string":"b"}`, "plan", "allow", "rule"},
 		{"run_shell", `{"command":"git push origin main"}`, "bypassPermissions", "ask", "rule"},
 		// deny beats allow on overlapping rules (git log --all matches both).
 		{"run_shell", `{"command":"git log --all"}`, "default", "deny", "rule"},
@@ -251,7 +254,7 @@ func TestSessionDenyBeatsBypass(t *testing.T) {
 func TestAutoModeClassifier(t *testing.T) {
 	for _, c := range []struct {
 		name, verdict, call string
-		denied             bool
+		denied              bool
 	}{
 		{"allow verdict", `{"decision":"allow","reason":"fine"}`, `{"name":"write_file","input":{"file_path":"n.txt","content":"x"}}`, false},
 		{"deny verdict", `{"decision":"deny","reason":"not ok"}`, `{"name":"write_file","input":{"file_path":"n.txt","content":"x"}}`, true},

@@ -163,7 +163,7 @@ func (a *Agent) Compact(ctx context.Context, focus string) error {
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
-	a.replaceHistory(msgs, nil, "requested")
+	a.replaceHistory(msgs, nil)
 	return nil
 }
 
@@ -199,8 +199,9 @@ func (a *Agent) storeHistory(msgs []llm.Message) {
 
 // replaceHistory installs a compacted history. Unless it is the unchanged
 // before (nil before = always a compaction), the session gets a reset
-// record, the UI a Compacted event and the read receipts are dropped.
-func (a *Agent) replaceHistory(msgs, before []llm.Message, reason string) {
+// record and the read receipts are dropped; the context manager reports
+// the compaction itself. An invalid history is refused.
+func (a *Agent) replaceHistory(msgs, before []llm.Message) {
 	if before != nil && sameMessages(msgs, before) {
 		a.storeHistory(msgs)
 		return
@@ -212,7 +213,6 @@ func (a *Agent) replaceHistory(msgs, before []llm.Message, reason string) {
 	a.storeHistory(msgs)
 	a.pipe.record("reset", slices.Clone(msgs))
 	a.cfg.Env.Reads.Forget()
-	a.pipe.emit(Compacted{Tier: 4, TokensBefore: 0, TokensAfter: 0, Reason: reason})
 }
 
 // account adds one request's usage to the totals and reports it.

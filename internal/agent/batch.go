@@ -38,6 +38,9 @@ type task struct {
 	started bool
 	cancel  context.CancelFunc
 	out     outcome
+	// ready, for calls taken up during the stream, is closed once pr is
+	// set and the call has started or been left for after the stream.
+	ready chan struct{}
 }
 
 func newBatch(ctx context.Context, p *pipeline, streaming bool) *batch {
@@ -45,7 +48,11 @@ func newBatch(ctx context.Context, p *pipeline, streaming bool) *batch {
 }
 
 // onToolDone sees a call whose arguments are complete while the answer is
-// still streaming.
+// still streaming. A read-only call is taken up at once on its own
+// goroutine — checks and PreToolUse hooks included, so a slow hook never
+// stalls the stream — and runs if its permission is a plain allow. A call
+// that needs a question waits for the answer to be complete, so questions
+// are asked in the model's order.
 func (b *batch) onToolDone(call llm.Block) {
 	b.sawToolDone = true
 	if call.ID == "" {
@@ -56,20 +63,31 @@ func (b *batch) onToolDone(call llm.Block) {
 	if !b.early || b.tasks[call.ID] != nil || b.ctx.Err() != nil {
 		return
 	}
-	t := &task{pr: b.p.precheck(b.ctx, call)}
-	b.tasks[call.ID] = t
-	switch {
-	case t.pr.done:
-		// An error result: nothing runs, nothing to wait for.
-	case !t.pr.readOnly:
-		b.early = false
-	case t.pr.verdict.Decision == permission.Allow && !t.pr.verdict.Classify:
-		if b.p.authorize(b.ctx, t.pr) {
-			b.start(t)
-		}
+	tool, ok := b.p.cfg.Tools.Get(call.Name)
+	if !ok || !b.p.cfg.Tools.Visible(call.Name) {
+		return // an error result later; not a barrier
 	}
-	// A read that needs a question waits for the answer to be complete,
-	// so questions are asked in the model's order after the stream.
+	if !tool.ReadOnly(call.Input) {
+		b.early = false // nothing after a side effect starts before the stream ends
+		return
+	}
+	ctx, cancelCause := context.WithCancelCause(b.ctx)
+	t := &task{ready: make(chan struct{}), cancel: func() { cancelCause(errDiscarded) }}
+	b.tasks[call.ID] = t
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer t.cancel()
+		pr := b.p.precheck(ctx, call)
+		t.pr = pr
+		if pr.done || !pr.readOnly || pr.verdict.Decision != permission.Allow || pr.verdict.Classify || !b.p.authorize(ctx, pr) {
+			close(t.ready)
+			return
+		}
+		t.started = true
+		close(t.ready)
+		t.out = b.p.safeRun(ctx, pr)
+	}()
 }
 
 // errDiscarded cancels calls started for an answer that was thrown away
@@ -119,6 +137,17 @@ func (b *batch) complete(call llm.Block, last bool) bool {
 func (b *batch) finish(calls []llm.Block) []outcome {
 	tasks := make([]*task, len(calls))
 	used := map[*task]bool{}
+	// Calls started during the stream that the final answer does not hold
+	// are cancelled first, so no barrier waits for them.
+	wanted := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		wanted[c.ID] = true
+	}
+	for id, t := range b.tasks {
+		if !wanted[id] && t.cancel != nil {
+			t.cancel()
+		}
+	}
 	for i, c := range calls {
 		t := b.tasks[c.ID]
 		if t == nil || used[t] {
@@ -126,8 +155,16 @@ func (b *batch) finish(calls []llm.Block) []outcome {
 		}
 		used[t] = true
 		tasks[i] = t
+		if t.ready != nil {
+			<-t.ready
+		}
 		if t.started || (t.pr != nil && t.pr.done) {
 			continue
+		}
+		if t.pr != nil && !t.pr.readOnly {
+			// A hook rewrote a streamed read into a call with side effects:
+			// it runs after the stream like any other, from its checks on.
+			t.pr = nil
 		}
 		if b.ctx.Err() != nil {
 			t.pr = &prepared{call: c, done: true, out: b.p.aborted(c)}
@@ -150,12 +187,6 @@ func (b *batch) finish(calls []llm.Block) []outcome {
 		}
 		t.started = true
 		t.out = b.p.safeRun(b.ctx, t.pr)
-	}
-	// Calls started during the stream that the final answer does not hold.
-	for _, t := range b.tasks {
-		if !used[t] && t.cancel != nil {
-			t.cancel()
-		}
 	}
 	b.wg.Wait()
 	outs := make([]outcome, len(calls))

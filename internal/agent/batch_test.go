@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,3 +289,45 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		t.Fatalf("%d goroutines left over (base %d):\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestSlowHookDoesNotStallStream: the PreToolUse hook of a streamed read
+// waits until the model has finished streaming; if hooks ran on the stream
+// itself, the two would wait for each other.
+func TestSlowHookDoesNotStallStream(t *testing.T) {
+	streamDone := make(chan struct{})
+	var stalled atomic.Bool
+	hooks := &syncHooks{pre: func(p HookPayload) HookOutcome {
+		if p.Tool == "read" {
+			select {
+			case <-streamDone:
+			case <-time.After(10 * time.Second):
+				stalled.Store(true)
+			}
+		}
+		return HookOutcome{}
+	}}
+	tl := newTimeline()
+	st := step{
+		Calls: []llm.Block{call("r1", "read", `{"id":"r1"}`), call("r2", "read", `{"id":"r2"}`)},
+		AfterToolDone: func(i int) {
+			if i == 1 {
+				close(streamDone)
+			}
+		},
+	}
+	p := agenttest.NewProvider(st, step{Text: "done"})
+	h := newHarness(t, p, []tools.Tool{idTool("read", true, tl, nil)}, func(c *Config) { c.Hooks = hooks })
+	res := h.a.Run(context.Background(), "go")
+	if stalled.Load() || res.StopReason != StopCompleted || !tl.has("end:r1") || !tl.has("end:r2") {
+		t.Fatalf("stalled=%v result=%+v log=%v", stalled.Load(), res, tl.log)
+	}
+	h.checkInvariants()
+}
+
+// syncHooks is a HookRunner safe for concurrent use.
+type syncHooks struct {
+	pre func(HookPayload) HookOutcome
+}
+
+func (s *syncHooks) PreToolUse(_ context.Context, p HookPayload) HookOutcome  { return s.pre(p) }
+func (s *syncHooks) PostToolUse(_ context.Context, p HookPayload) HookOutcome { return HookOutcome{} }

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/llm/mock"
+	"github.com/hew-dev/hew/internal/llm/scenario"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -77,3 +81,38 @@ func benchRoundTrips(b *testing.B, calls int) {
 
 func BenchmarkRoundTrip1Call(b *testing.B)   { benchRoundTrips(b, 1) }
 func BenchmarkRoundTrip10Calls(b *testing.B) { benchRoundTrips(b, 10) }
+
+// BenchmarkRoundTripMockProvider is a realistic turn: the built-in mock
+// model streams a read_file call, the real tool reads a small file, the
+// model answers. Reported per round trip (two per turn).
+func BenchmarkRoundTripMockProvider(b *testing.B) {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sc, err := scenario.Parse([]byte(`{"turns": [
+		{"text": "Reading.", "tool_calls": [{"name": "read_file", "input": {"file_path": "a.txt"}}]},
+		{"text": "It says hello world."}]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	tools.RegisterBuiltins(reg)
+	a, err := New(Config{Provider: mock.New(sc), Model: "mock", Tools: reg, Emit: func(Event) {},
+		Env: &tools.Env{Root: root, StateDir: b.TempDir()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a.SetModel(mock.New(sc), "mock")
+		if res := a.Run(ctx, "read a.txt"); res.StopReason != StopCompleted || res.ToolCalls != 1 {
+			b.Fatalf("result = %+v", res)
+		}
+		a.Clear()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2/1000, "µs/roundtrip")
+}

@@ -339,3 +339,30 @@ func TestE2EStreamCutAndRetried(t *testing.T) {
 		t.Fatalf("expected a retry for the 529 and one for the cut stream, got %d notices", retries)
 	}
 }
+
+// TestE2EAutoModeClassifier: in auto mode an edit goes to the classifier,
+// a side request answered from the scenario's "side" section.
+func TestE2EAutoModeClassifier(t *testing.T) {
+	for _, tc := range []struct {
+		verdict string
+		written bool
+	}{
+		{`{"decision": "allow", "reason": "the user asked for this file"}`, true},
+		{`{"decision": "block", "reason": "not requested"}`, false},
+		{`looks fine to me`, false},
+	} {
+		sc := `{"turns": [
+			{"tool_calls": [{"id": "w", "name": "write_file", "input": {"file_path": "out.txt", "content": "x\n"}}]},
+			{"text": "Done."}
+		], "side": {"classifier": ` + string(mustJSON(tc.verdict)) + `}}`
+		x := newE2E(t, nil, sc, permission.ModeAuto, nil)
+		res := x.run("write out.txt")
+		_, err := os.Stat(filepath.Join(x.root, "out.txt"))
+		if (err == nil) != tc.written || (len(res.Denials) == 0) != tc.written {
+			t.Fatalf("verdict %s: written=%v denials=%+v", tc.verdict, err == nil, res.Denials)
+		}
+		if !tc.written && !strings.Contains(res.Denials[0].Reason, "auto-mode classifier") {
+			t.Fatalf("denial reason = %q", res.Denials[0].Reason)
+		}
+	}
+}

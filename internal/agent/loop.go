@@ -30,6 +30,9 @@ type turn struct {
 	// continued by the next answer.
 	carried strings.Builder
 
+	// lastText is the latest non-empty assistant text of the turn, the
+	// result when the turn ends without a final answer.
+	lastText string
 	// repeats counts, per call+result key, the consecutive answers that made it.
 	repeats map[string]int
 }
@@ -63,7 +66,7 @@ func (t *turn) run(prompt string) TurnResult {
 	a.append(llm.UserText(prompt))
 	if a.cfg.Context != nil {
 		req := a.buildRequest(a.cfg.MaxOutputTokens)
-		a.replaceHistory(a.cfg.Context.AtTurnStart(t.ctx, req), req.Messages, "auto-compact")
+		a.replaceHistory(a.cfg.Context.AtTurnStart(t.ctx, req), req.Messages)
 	}
 	maxTokens := a.cfg.MaxOutputTokens
 	escalated := false
@@ -101,6 +104,9 @@ func (t *turn) run(prompt string) TurnResult {
 		msg, truncated := t.assistantMessage(resp, b, cut)
 		if len(msg.Content) > 0 {
 			a.append(msg)
+		}
+		if txt := msg.Text(); txt != "" {
+			t.lastText = txt
 		}
 		calls := msg.ToolUses()
 		if len(calls) == 0 {
@@ -174,7 +180,7 @@ func (t *turn) request(maxTokens int) (*llm.Response, *batch, error) {
 				msgs, ok := a.cfg.Context.Recover(t.ctx, req, err)
 				if ok {
 					recovered = true
-					a.replaceHistory(msgs, nil, "prompt too long")
+					a.replaceHistory(msgs, nil)
 					a.pipe.emit(Notice{Level: "warn", Text: "the prompt was too long for the model; compacted the conversation and retrying"})
 					continue
 				}
@@ -302,6 +308,9 @@ func (t *turn) end(reason StopReason, text, errText string) TurnResult {
 		cost = -1
 	}
 	a.mu.Unlock()
+	if text == "" {
+		text = t.lastText
+	}
 	r := TurnResult{
 		Text: text, StopReason: reason, Usage: u, CostUSD: cost, Denials: t.denials,
 		RoundTrips: t.roundTrips, ToolCalls: t.toolCalls, SessionID: a.cfg.SessionID,

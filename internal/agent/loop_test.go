@@ -91,12 +91,12 @@ func TestToolRoundTrip(t *testing.T) {
 func TestMaxTurns(t *testing.T) {
 	var steps []step
 	for i := 0; i < 10; i++ {
-		steps = append(steps, step{Calls: []llm.Block{call(fmt.Sprintf("c%d", i), "t", fmt.Sprintf(`{"n":%d}`, i))}})
+		steps = append(steps, step{Text: fmt.Sprintf("step %d", i), Calls: []llm.Block{call(fmt.Sprintf("c%d", i), "t", fmt.Sprintf(`{"n":%d}`, i))}})
 	}
 	p := agenttest.NewProvider(steps...)
 	h := newHarness(t, p, []tools.Tool{&agenttest.Tool{ToolName: "t"}}, func(c *Config) { c.MaxTurns = 3 })
 	res := h.a.Run(context.Background(), "loop")
-	if res.StopReason != StopMaxTurns || res.RoundTrips != 3 || len(p.Requests()) != 3 {
+	if res.StopReason != StopMaxTurns || res.RoundTrips != 3 || len(p.Requests()) != 3 || res.Text != "step 2" {
 		t.Fatalf("result = %+v, requests %d", res, len(p.Requests()))
 	}
 	h.checkInvariants()

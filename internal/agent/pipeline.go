@@ -141,7 +141,10 @@ func (p *pipeline) precheck(ctx context.Context, call llm.Block) *prepared {
 		return p.finish(pr, msg, "validation")
 	}
 	if p.cfg.Hooks != nil {
-		h := p.cfg.Hooks.PreToolUse(ctx, p.payload("PreToolUse", call.Name, input))
+		h, err := p.hook(ctx, true, p.payload("PreToolUse", call.Name, input))
+		if err != nil { // fail closed: a broken guard must not wave calls through
+			return p.deny(pr, "PreToolUse hook failed: "+err.Error(), "hook")
+		}
 		if h.Block {
 			return p.deny(pr, "blocked by hook: "+orDefault(h.Reason, "no reason given"), "hook")
 		}
@@ -205,6 +208,19 @@ func (p *pipeline) payload(event, tool string, input json.RawMessage) HookPayloa
 		hp.Cwd = p.cfg.Env.Root
 	}
 	return hp
+}
+
+// hook calls the hook runner, turning a panic into an error.
+func (p *pipeline) hook(ctx context.Context, pre bool, hp HookPayload) (h HookOutcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = HookOutcome{}, fmt.Errorf("hook runner crashed: %v", r)
+		}
+	}()
+	if pre {
+		return p.cfg.Hooks.PreToolUse(ctx, hp), nil
+	}
+	return p.cfg.Hooks.PostToolUse(ctx, hp), nil
 }
 
 // deny ends a call with a permission denial.
@@ -323,7 +339,10 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 		if isErr {
 			ev, hp.Event, hp.Result, hp.Error = "PostToolUseFailure", "PostToolUseFailure", "", content
 		}
-		h := p.cfg.Hooks.PostToolUse(ctx, hp)
+		h, err := p.hook(ctx, false, hp)
+		if err != nil {
+			content += "\n\n[" + ev + " hook failed: " + err.Error() + "]"
+		}
 		if h.Block && h.Reason != "" {
 			content += "\n\n[" + ev + " hook: " + h.Reason + "]"
 		}

@@ -137,9 +137,14 @@ func TestPairingProperty(t *testing.T) {
 			}
 			return ApproveDeny, ""
 		}}
+		hooks := &randomHooks{r: rand.New(rand.NewPCG(uint64(seed), 11))}
 		h := newHarness(t, p, []tools.Tool{faultTool("r", true, cb), faultTool("w", false, cb)}, func(c *Config) {
 			c.Permissions, c.Approver = pm, ap
+			if r.IntN(2) == 0 {
+				c.Hooks = hooks
+			}
 			c.MaxTurns = 1 + r.IntN(6)
+			c.MaxBudgetTokens = r.IntN(4) * 300 // 0 = no limit; each answer costs 120
 			c.ToolTimeout = 5 * time.Millisecond
 			if r.IntN(2) == 0 {
 				c.Context = &fakeContext{}
@@ -165,4 +170,49 @@ func TestPairingProperty(t *testing.T) {
 			t.Fatalf("seed %d: a request violated pairing: %v", seed, reqErr)
 		}
 	}
+}
+
+// randomHooks fails in every way a hook can: blocks, bad rewrites, stops,
+// permission overrides and a crashing runner.
+type randomHooks struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+func (h *randomHooks) pick() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.r.IntN(16)
+}
+
+func (h *randomHooks) PreToolUse(_ context.Context, p HookPayload) HookOutcome {
+	switch h.pick() {
+	case 0:
+		return HookOutcome{Block: true, Reason: "pre-hook says no"}
+	case 1:
+		return HookOutcome{UpdatedInput: json.RawMessage(`{"perm":"allow"}`)} // invalid: no fault
+	case 2:
+		return HookOutcome{UpdatedInput: json.RawMessage(`{"fault":"ok"}`)}
+	case 3:
+		return HookOutcome{Stop: true, Reason: "freeze"}
+	case 4:
+		return HookOutcome{Permission: "ask"}
+	case 5:
+		panic("hook runner bug")
+	}
+	return HookOutcome{}
+}
+
+func (h *randomHooks) PostToolUse(_ context.Context, p HookPayload) HookOutcome {
+	switch h.pick() {
+	case 0:
+		return HookOutcome{Block: true, Reason: "post-hook feedback"}
+	case 1:
+		return HookOutcome{Stop: true}
+	case 2:
+		panic("post hook runner bug")
+	case 3:
+		return HookOutcome{AdditionalContext: "lint: 3 warnings"}
+	}
+	return HookOutcome{}
 }

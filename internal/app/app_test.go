@@ -126,3 +126,11 @@ func TestRecorderCreatesFileOnFirstRecord(t *testing.T) {
 		t.Errorf("after switch: id %s, %d messages", r2.ID(), len(loaded.Messages))
 	}
 }
+
+func TestToolEnvironDropsModelCredentials(t *testing.T) {
+	got := toolEnviron([]string{"PATH=/bin", "ANTHROPIC_API_KEY=secret", "OPENAI_API_KEY=s2", "AGENT_API_KEY=s3", "ANTHROPIC_AUTH_TOKEN=s4", "GITHUB_TOKEN=kept", "ANTHROPIC_BASE_URL=http://x"})
+	want := []string{"PATH=/bin", "GITHUB_TOKEN=kept", "ANTHROPIC_BASE_URL=http://x"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("toolEnviron = %q, want %q", got, want)
+	}
+}

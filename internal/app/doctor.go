@@ -96,7 +96,11 @@ func (a *cli) doctorCmd(args []string) int {
 			r.warn("", "settings: %s", w)
 		}
 	}
-	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: mcpSources(settings), LookupEnv: a.env.lookup})
+	sources, errs := mcp.SettingsSources(home, root)
+	for _, err := range errs {
+		r.fail("correct the file named above", "mcp servers in settings: %v", err)
+	}
+	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: sources, LookupEnv: a.env.lookup})
 	for _, p := range mc.Problems {
 		r.fail("correct the MCP server definition (see SPEC: command/args/env or type http + url)", "%v", p)
 	}

@@ -157,15 +157,7 @@ func (l *lazyAgent) SetModel(p llm.Provider, model string) {
 	}
 }
 
-func (l *lazyAgent) SetMode(m permission.Mode) {
-	l.rt.agentMu.Lock()
-	l.rt.mode = m
-	ag := l.rt.agent
-	l.rt.agentMu.Unlock()
-	if ag != nil {
-		ag.SetMode(m)
-	}
-}
+func (l *lazyAgent) SetMode(m permission.Mode) { l.rt.setMode(m) }
 
 func (l *lazyAgent) Mode() permission.Mode {
 	if ag := l.get(); ag != nil {

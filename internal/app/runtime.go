@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,10 +16,13 @@ import (
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/mcp"
+	"github.com/hew-dev/hew/internal/memory"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/prompt"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
+	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -45,6 +47,8 @@ type hewRuntime struct {
 	env      *tools.Env
 	mcp      *mcp.Manager
 	skills   []skills.Skill
+	plans    *plan.Set
+	subagent *subagent.Tool
 	ctxMgr   *compact.Manager
 	rec      *recorder
 	resumed  *session.Loaded
@@ -110,8 +114,7 @@ func (a *cli) build(o *options) (*hewRuntime, error) {
 	}
 	rt.env.SessionID = rt.rec.ID()
 	rt.ctxMgr = compact.New(compact.Options{
-		Provider:     rt.provider,
-		Model:        rt.prov.Model,
+		Provider:     rt.provider, // Model left empty: summaries use the request's model (/model switches)
 		Window:       rt.settings.ContextWindow,
 		Threshold:    rt.settings.CompactThreshold,
 		Auto:         rt.settings.AutoCompact,
@@ -154,7 +157,7 @@ func (rt *hewRuntime) buildTools() error {
 		Root:     rt.root,
 		HomeDir:  rt.homeDir,
 		StateDir: rt.stateDir,
-		Env:      a.environ,
+		Env:      toolEnviron(a.environ),
 		Reads:    tools.NewReadTracker(),
 	}
 	if err := rt.wireBrakes(); err != nil {
@@ -166,39 +169,56 @@ func (rt *hewRuntime) buildTools() error {
 	if len(rt.skills) > 0 {
 		rt.registry.Register(skills.NewTool(rt.skills))
 	}
+	rt.subagent = subagent.New(subagent.Options{
+		Base:     rt.agentConfig,
+		Registry: rt.registry,
+		Used: func() (llm.Usage, float64) {
+			rt.agentMu.Lock()
+			ag := rt.agent
+			rt.agentMu.Unlock()
+			if ag == nil {
+				return llm.Usage{}, 0
+			}
+			return ag.Usage()
+		},
+		WrapPrompt: func(p string) string { return prompt.WithReminder(rt.prompt.Reminder, p) },
+	})
+	rt.registry.Register(rt.subagent)
+	rt.plans = plan.NewTools(plan.Options{
+		Mode:     rt.currentMode,
+		SetMode:  rt.setMode,
+		PlansDir: filepath.Join(rt.home, "plans"),
+		Registry: rt.registry,
+	})
+	for _, t := range rt.plans.Tools() {
+		rt.registry.Register(t)
+	}
+	sources, errs := mcp.SettingsSources(rt.home, rt.root)
+	for _, err := range errs {
+		rt.notices = append(rt.notices, err.Error())
+	}
 	rt.mcp = mcp.NewManager(mcp.LoadConfig(mcp.ConfigOptions{
 		Root:      rt.root,
-		Settings:  mcpSources(rt.settings),
+		Settings:  sources,
 		Files:     rt.o.mcpConfig,
 		LookupEnv: a.env.lookup,
 	}), mcp.Options{Env: a.environ, Stderr: rt.mcpLog(), ClientName: "hew", ClientVersion: Version})
 	return nil
 }
 
-// mcpSources hands the settings' raw mcpServers to the MCP package, with
-// the scope of the file each came from.
-func mcpSources(s *config.Settings) []mcp.Source {
-	byFile := map[string]*mcp.Source{}
-	var order []string
-	for _, srv := range s.MCPServers {
-		src, ok := byFile[srv.Source]
-		if !ok {
-			scope := mcp.ScopeUser
-			switch {
-			case strings.HasSuffix(srv.Source, "settings.local.json"):
-				scope = mcp.ScopeLocal
-			case strings.HasPrefix(srv.Source, ".hew"):
-				scope = mcp.ScopeProject
-			}
-			src = &mcp.Source{Scope: scope, Path: srv.Source, Servers: map[string]json.RawMessage{}}
-			byFile[srv.Source] = src
-			order = append(order, srv.Source)
+// credentialVars are hew's own model credentials. Commands the model runs
+// do not inherit them, so a prompt injection cannot send the key elsewhere.
+var credentialVars = map[string]bool{
+	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "OPENAI_API_KEY": true, "AGENT_API_KEY": true,
+}
+
+// toolEnviron is the environment of the model's shell commands.
+func toolEnviron(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !credentialVars[k] {
+			out = append(out, kv)
 		}
-		src.Servers[srv.Name] = srv.Raw
-	}
-	out := make([]mcp.Source, 0, len(order))
-	for _, f := range order {
-		out = append(out, *byFile[f])
 	}
 	return out
 }
@@ -321,42 +341,27 @@ func (rt *hewRuntime) doPrepare(ctx context.Context) error {
 	for _, err := range rt.mcp.Register(ctx, rt.registry) {
 		rt.notices = append(rt.notices, err.Error())
 	}
-	appendText := rt.o.appendSystemPrompt
-	if instr := rt.mcp.Instructions(); instr != "" {
-		appendText = strings.TrimSpace("# MCP server instructions\n" + instr + "\n\n" + appendText)
-	}
 	rt.prompt = prompt.Build(prompt.Options{
-		Root:       rt.root,
-		HomeDir:    rt.homeDir,
-		HewHome:    rt.home,
-		GOOS:       runtime.GOOS,
-		Shell:      rt.cli.env.get("SHELL"),
-		Mode:       string(rt.currentMode()),
-		Model:      rt.currentModel(),
-		Append:     appendText,
-		SkillIndex: skills.Index(rt.skills),
-		Now:        time.Now(),
+		Root:            rt.root,
+		HomeDir:         rt.homeDir,
+		HewHome:         rt.home,
+		GOOS:            runtime.GOOS,
+		Shell:           rt.cli.env.get("SHELL"),
+		Mode:            string(rt.currentMode()),
+		Model:           rt.currentModel(),
+		Append:          rt.o.appendSystemPrompt,
+		MCPInstructions: rt.mcp.Instructions(),
+		SkillIndex:      skills.Index(rt.skills),
+		Now:             time.Now(),
 	})
+	if mem := memory.Open(rt.stateDir).Context(); mem != "" {
+		// Memory changes between sessions, so like the project instructions
+		// it rides in the first message, never in the cached system prompt.
+		rt.prompt.Reminder = strings.TrimSpace(rt.prompt.Reminder + "\n\n<system-reminder>\n" + strings.TrimSpace(mem) + "\n</system-reminder>")
+	}
 	rt.agentMu.Lock()
 	defer rt.agentMu.Unlock()
-	ag, err := agent.New(agent.Config{
-		Provider:        rt.provider,
-		Model:           rt.prov.Model,
-		System:          rt.prompt.System,
-		Tools:           rt.registry,
-		Env:             rt.env,
-		Permissions:     rt.perms,
-		Mode:            rt.mode,
-		Approver:        rt.approver(),
-		Hooks:           rt.hooks,
-		Recorder:        rt.rec,
-		Emit:            rt.emit,
-		Context:         rt.ctxMgr,
-		MaxTurns:        rt.o.maxTurns,
-		MaxBudgetTokens: rt.o.maxBudgetTokens,
-		MaxCostUSD:      rt.o.maxCostUSD,
-		SessionID:       rt.rec.ID(),
-	})
+	ag, err := agent.New(rt.agentConfigLocked())
 	if err != nil {
 		return err
 	}
@@ -429,6 +434,51 @@ func (l *lazyFile) Write(p []byte) (int, error) {
 		return len(p), nil // a log that cannot be written must not break a server
 	}
 	return l.f.Write(p)
+}
+
+// agentConfig is the session's agent configuration as it is now (provider,
+// model and mode included); sub-agents start from it.
+func (rt *hewRuntime) agentConfig() agent.Config {
+	rt.agentMu.Lock()
+	defer rt.agentMu.Unlock()
+	return rt.agentConfigLocked()
+}
+
+func (rt *hewRuntime) agentConfigLocked() agent.Config {
+	return agent.Config{
+		Provider:        rt.provider,
+		Model:           rt.prov.Model,
+		System:          rt.prompt.System,
+		Tools:           rt.registry,
+		Env:             rt.env,
+		Permissions:     rt.perms,
+		Mode:            rt.mode,
+		Approver:        rt.approver(),
+		Hooks:           rt.hooks,
+		Recorder:        rt.rec,
+		Emit:            rt.emit,
+		Context:         rt.ctxMgr,
+		MaxTurns:        rt.o.maxTurns,
+		MaxBudgetTokens: rt.o.maxBudgetTokens,
+		MaxCostUSD:      rt.o.maxCostUSD,
+		SessionID:       rt.rec.ID(),
+	}
+}
+
+// setMode is the one place the session's permission mode changes (/mode,
+// /plan, the plan tools); entering plan mode remembers where to return.
+func (rt *hewRuntime) setMode(m permission.Mode) {
+	rt.agentMu.Lock()
+	prev := rt.mode
+	rt.mode = m
+	ag := rt.agent
+	rt.agentMu.Unlock()
+	if m == permission.ModePlan && prev != permission.ModePlan && rt.plans != nil {
+		rt.plans.Remember(prev)
+	}
+	if ag != nil {
+		ag.SetMode(m)
+	}
 }
 
 func (rt *hewRuntime) currentMode() permission.Mode {

@@ -263,3 +263,22 @@ func TestStatsHitRate(t *testing.T) {
 		t.Fatalf("stats = %+v", s)
 	}
 }
+
+// A small dip in cache reads is noise, not a miss.
+func TestCacheSmallDipIsNoise(t *testing.T) {
+	clk := newClock()
+	ev := &events{}
+	m := newManager(compact.Options{}, clk, ev)
+	b := &hb{}
+	b.user("task").read("a.go", ascii(2000))
+	req := baseRequest(b.h)
+	b.h = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheReadTokens: 30000}})
+	b.say("ok").user("next")
+	req = baseRequest(b.h)
+	req.Messages = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 900, CacheReadTokens: 29100}})
+	if ms := ev.misses(); len(ms) != 0 {
+		t.Fatalf("a 900-token dip reported: %+v", ms)
+	}
+}

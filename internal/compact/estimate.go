@@ -25,12 +25,31 @@ func EstimateText(s string) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			// Eight ASCII bytes at a time: this runs over every byte of
+			// a history on every request that is not cached.
+			if i+8 <= len(s) {
+				w := uint64(c) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+					uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+				if w&0x8080808080808080 == 0 {
+					ascii += 8
+					i += 8
+					continue
+				}
+			}
 			ascii++
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+		var r rune
+		if c&0xF0 == 0xE0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			// Three-byte sequences: all of the BMP's CJK.
+			r = rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			i += 3
+		} else {
+			var size int
+			r, size = utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
 		if isCJK(r) {
 			cjk++
 		} else {

@@ -68,7 +68,7 @@ func (m *Manager) BeforeRequest(req *llm.Request) []llm.Message {
 	if warm && prefixSame(hashes, m.last.msgs) {
 		frozen = len(m.last.msgs)
 	}
-	step := func(tier int, n int, before int, why string) {
+	step := func(tier, n, before int, why string) {
 		if n == 0 {
 			return
 		}
@@ -76,7 +76,7 @@ func (m *Manager) BeforeRequest(req *llm.Request) []llm.Message {
 		m.bump(func(s *Stats) { s.TierActions[tier]++ })
 	}
 	// cur counts from the provider's report, valid until a tier edits.
-	now2 := func() int {
+	size := func() int {
 		if e.low < len(h) {
 			return est()
 		}
@@ -88,7 +88,7 @@ func (m *Manager) BeforeRequest(req *llm.Request) []llm.Message {
 	}
 	b := est()
 	step(2, snipSuperseded(e, calls, frozen), b, "superseded by a newer read snipped")
-	b = now2()
+	b = size()
 	switch {
 	case b > lim.window*70/100:
 		step(1, shortenResults(e, calls, frozen, keepFrom, budgetHard, true), b, "shortened or snipped (context above 70%)")
@@ -96,7 +96,7 @@ func (m *Manager) BeforeRequest(req *llm.Request) []llm.Message {
 		step(1, shortenResults(e, calls, frozen, keepFrom, budgetSoft, false), b, "shortened (context above 50%)")
 	}
 	out, folded := e.msgs, false
-	if t := now2(); t > lim.autoAt {
+	if t := size(); t > lim.autoAt {
 		out, folded = m.squeeze(req, e, calls, keepFrom, lim, t)
 	}
 
@@ -220,7 +220,10 @@ func (m *Manager) AfterResponse(req *llm.Request, resp *llm.Response) {
 	}
 	p := m.pending
 	m.pending = pendingCheck{}
-	if m.haveResp && p.valid && m.lastCache > 0 && u.CacheReadTokens < m.lastCache && len(p.expected) == 0 {
+	// Small dips are noise (best-effort caches of OpenAI-compatible servers
+	// move in blocks); a real miss loses most of the prefix.
+	drop := m.lastCache - u.CacheReadTokens
+	if m.haveResp && p.valid && drop >= max(1024, m.lastCache/10) && len(p.expected) == 0 {
 		why := "no prefix bytes changed (system, tools and messages are identical); the provider dropped the cache"
 		if len(p.changed) > 0 {
 			why = strings.Join(p.changed, "; ")

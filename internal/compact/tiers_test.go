@@ -273,3 +273,58 @@ func TestFormatTodos(t *testing.T) {
 		t.Fatalf("FormatTodos = %q, want %q", got, want)
 	}
 }
+
+// The fast paths of EstimateText agree with a plain rune-by-rune count.
+func TestEstimateTextFastPathsAgree(t *testing.T) {
+	slow := func(s string) int {
+		var a, c, o int
+		for _, r := range s {
+			switch {
+			case r < 0x80:
+				a++
+			case (r >= 0x1100 && r <= 0x11FF) || (r >= 0x2E80 && r <= 0x9FFF) || (r >= 0xAC00 && r <= 0xD7AF) ||
+				(r >= 0xF900 && r <= 0xFAFF) || (r >= 0xFF00 && r <= 0xFFEF) || (r >= 0x20000 && r <= 0x3FFFF):
+				c++
+			default:
+				o++
+			}
+		}
+		return c + (a+3)/4 + (o+1)/2
+	}
+	for _, s := range []string{"", "a", "abcdefghi", "日本語のテキストabc", "mixed 中文 and ascii text over eight bytes 한국어 ok",
+		"émigré café", "emoji 😀😀 tail", "bad \xff\xfe utf8 \xe4\xb8", strings.Repeat("x中", 100)} {
+		if got, want := compact.EstimateText(s), slow(s); got != want {
+			t.Errorf("EstimateText(%q) = %d, rune count says %d", s, got, want)
+		}
+	}
+}
+
+// When text, not tool results, fills the window in mid-turn (huge pastes),
+// the oldest messages are folded locally: the request fits, the pairs hold
+// and the first request survives verbatim.
+func TestMidTurnLocalFold(t *testing.T) {
+	ev := &events{}
+	m := newManager(compact.Options{Window: 100000, Instructions: func() string { return "Use tabs." }}, newClock(), ev)
+	b := &hb{}
+	b.user("first: " + strings.Repeat("规格说明", 100))
+	for i := range 12 {
+		b.say(strings.Repeat("分析结果", 2500)).user("paste " + string(rune('a'+i)) + strings.Repeat("日志", 2500))
+	}
+	b.read("a.go", ascii(1000))
+	req := baseRequest(b.h)
+	req.Messages = m.BeforeRequest(req)
+	if n := compact.EstimateRequest(req); n > 92000 {
+		t.Fatalf("request of %d tokens", n)
+	}
+	if err := compact.ValidateHistory(req.Messages); err != nil {
+		t.Fatal(err)
+	}
+	text := allText(req.Messages)
+	if !strings.Contains(text, "first: "+strings.Repeat("规格说明", 100)) || !strings.Contains(text, "Use tabs.") {
+		t.Fatal("first request or instructions lost")
+	}
+	cs := ev.compacted()
+	if len(cs) == 0 || cs[len(cs)-1].Tier != 4 || !strings.Contains(cs[len(cs)-1].Reason, "trimmed locally") {
+		t.Fatalf("want a local tier-4 fold, got %+v", cs)
+	}
+}

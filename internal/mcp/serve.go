@@ -22,7 +22,7 @@ type ToolExecutor interface {
 }
 
 // serveExcluded are tools that make no sense outside a hew session.
-var serveExcluded = map[string]bool{"tool_search": true, "todo_write": true}
+var serveExcluded = map[string]bool{"tool_search": true, "todo_write": true, "agent": true, "enter_plan_mode": true, "exit_plan_mode": true}
 
 // ServedTools lists the tools Serve exposes from reg: the visible ones,
 // minus session-only tools and other servers' MCP tools.

@@ -154,12 +154,3 @@ func (l *loader) resolve(p, dir string) string {
 	}
 	return filepath.Join(dir, p)
 }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -34,8 +34,9 @@ type Options struct {
 	Model   string
 	// Append is --append-system-prompt.
 	Append string
-	// ServerInstructions are MCP servers' instructions, by server name.
-	ServerInstructions map[string]string
+	// MCPInstructions are the connected MCP servers' instructions, one
+	// "## NAME" section per server.
+	MCPInstructions string
 	// SkillIndex lists available skills (one line each), if any.
 	SkillIndex string
 	Now        time.Time
@@ -101,11 +102,8 @@ func environment(o Options) string {
 	} else {
 		b.WriteString("Git repository: no\n")
 	}
-	if len(o.ServerInstructions) > 0 {
-		b.WriteString("\n# MCP server instructions\n")
-		for _, name := range sortedKeys(o.ServerInstructions) {
-			fmt.Fprintf(&b, "## %s\n%s\n", name, strings.TrimSpace(o.ServerInstructions[name]))
-		}
+	if o.MCPInstructions != "" {
+		b.WriteString("\n# MCP server instructions\n" + strings.TrimSpace(o.MCPInstructions) + "\n")
 	}
 	if o.SkillIndex != "" {
 		b.WriteString("\n# Skills\n" + strings.TrimSpace(o.SkillIndex) + "\n")

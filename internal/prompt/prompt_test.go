@@ -53,7 +53,7 @@ func TestEnvironmentBlock(t *testing.T) {
 		return "", errors.New("?")
 	}
 	p := Build(Options{Root: "/p", GOOS: "linux", Shell: "bash", Mode: "acceptEdits", Append: "Always answer in French.",
-		ServerInstructions: map[string]string{"db": "Use read-only queries."}, Git: git})
+		MCPInstructions: "## db\nUse read-only queries.", Git: git})
 	env := p.System[1].Text
 	for _, want := range []string{"/p", "linux", "branch main", "2 changed path(s)", "abc123 first", "acceptEdits", "## db\nUse read-only queries.", "Always answer in French."} {
 		if !strings.Contains(env, want) {

@@ -203,6 +203,21 @@ func (p *linePump) next(ctx context.Context) (string, error) {
 	}
 }
 
+// MakeRaw puts the input terminal in raw mode (no echo, no line
+// buffering, Ctrl+C arrives as a byte instead of SIGINT) and returns the
+// function that restores the previous mode.
+func (s *Streams) MakeRaw() (restore func(), err error) {
+	if s.inFile == nil {
+		return nil, ErrNotTerminal
+	}
+	fd := int(s.inFile.Fd())
+	state, err := xterm.MakeRaw(fd)
+	if err != nil {
+		return nil, fmt.Errorf("raw mode: %w", err)
+	}
+	return func() { _ = xterm.Restore(fd, state) }, nil
+}
+
 // ErrNotTerminal is returned by ReadKey when stdin is not a terminal.
 var ErrNotTerminal = errors.New("stdin is not a terminal")
 
@@ -214,12 +229,12 @@ func (s *Streams) ReadKey(ctx context.Context) (string, error) {
 	if s.inFile == nil {
 		return "", ErrNotTerminal
 	}
-	fd := int(s.inFile.Fd())
-	state, err := xterm.MakeRaw(fd)
+	restore, err := s.MakeRaw()
 	if err != nil {
-		return "", fmt.Errorf("raw mode: %w", err)
+		return "", err
 	}
-	defer func() { _ = xterm.Restore(fd, state) }()
+	defer restore()
+	fd := int(s.inFile.Fd())
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", err

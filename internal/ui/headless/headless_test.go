@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -251,5 +253,28 @@ func TestStreamTextComesByLine(t *testing.T) {
 		if !strings.HasSuffix(l, ` "}`) {
 			t.Errorf("text cut inside a word: %s", l)
 		}
+	}
+}
+
+// BenchmarkStreamJSON measures the stream-json writer on a turn of 200
+// text deltas and 20 tool calls.
+func BenchmarkStreamJSON(b *testing.B) {
+	var events []agent.Event
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 10; j++ {
+			events = append(events, agent.TextDelta{Text: "some words "})
+		}
+		id := fmt.Sprintf("t%d", i)
+		events = append(events,
+			agent.ToolStarted{ID: id, Name: "read_file", Input: json.RawMessage(`{"file_path":"a.go"}`)},
+			agent.ToolFinished{ID: id, Name: "read_file", Result: strings.Repeat("line of code\n", 50)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		w := New(Options{Format: FormatStreamJSON, Out: io.Discard})
+		for _, e := range events {
+			w.Handle(e)
+		}
+		w.Finish(agent.TurnResult{StopReason: agent.StopCompleted})
 	}
 }

@@ -18,20 +18,21 @@ import (
 // multi-line paste arrives as one message.
 type ttyReader struct {
 	rl     *readline.Shell
+	s      *term.Streams
 	prompt string
 	// ints carries Ctrl+C pressed while the editor was not running: the
 	// terminal is then in cooked mode and turns the key into SIGINT.
 	ints <-chan os.Signal
 }
 
-func newTTYReader(historyFile string, ints <-chan os.Signal) (*ttyReader, error) {
+func newTTYReader(s *term.Streams, historyFile string, ints <-chan os.Signal) (*ttyReader, error) {
 	rl := readline.NewShell()
 	_ = rl.Config.Set("enable-bracketed-paste", true)
 	// The prompt always starts at column 0 (the renderer ends its lines), so
 	// the editor needs no "where is the cursor" query; answering that query
 	// races with typed keys and loses them.
 	_ = rl.Config.Set("cursor-position-probe", false)
-	t := &ttyReader{rl: rl, ints: ints}
+	t := &ttyReader{rl: rl, s: s, ints: ints}
 	rl.Prompt.Primary(func() string { return t.prompt })
 	rl.Prompt.Secondary(func() string { return "  " })
 	if historyFile == "" {
@@ -45,6 +46,11 @@ func newTTYReader(historyFile string, ints <-chan os.Signal) (*ttyReader, error)
 }
 
 func (t *ttyReader) Read(_ context.Context, prompt string) (string, error) {
+	// Raw mode first, then look for a Ctrl+C that came as a signal: from
+	// here on it arrives as a key, so none falls between the two.
+	if restore, err := t.s.MakeRaw(); err == nil {
+		defer restore()
+	}
 	select {
 	case <-t.ints: // pressed between two prompts
 		return "", errInterrupt

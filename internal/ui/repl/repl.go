@@ -142,7 +142,7 @@ func Run(ctx context.Context, opts Options) int {
 		ss.ints = ch
 	}
 	if ss.s.InTTY && ss.s.StdinIsOS() {
-		in, err := newTTYReader(opts.HistoryFile, ss.ints)
+		in, err := newTTYReader(ss.s, opts.HistoryFile, ss.ints)
 		if err != nil {
 			ss.r.Notice("warn", err.Error())
 		}

@@ -1,0 +1,249 @@
+package spec
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// specTools is SPEC section 4's required input fields; the optional ones
+// (marked ? there) must exist as properties but not be required.
+var specTools = map[string]struct{ required, optional []string }{
+	"read_file":   {[]string{"file_path"}, []string{"offset", "limit"}},
+	"write_file":  {[]string{"file_path", "content"}, nil},
+	"edit_file":   {[]string{"file_path", "old_string", "new_string"}, []string{"replace_all"}},
+	"list_files":  {nil, []string{"pattern", "path"}},
+	"grep_search": {[]string{"pattern"}, []string{"path", "glob", "output_mode"}},
+	"run_shell":   {[]string{"command"}, []string{"timeout", "description"}},
+	"web_fetch":   {[]string{"url"}, nil},
+	"todo_write":  {[]string{"todos"}, nil},
+	"tool_search": {[]string{"query"}, nil},
+	"skill":       {[]string{"name"}, []string{"arguments"}},
+}
+
+// toolSchemas extracts name → input schema from a recorded request body
+// of either wire protocol.
+func toolSchemas(t *testing.T, body map[string]any) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	list, _ := body["tools"].([]any)
+	for _, v := range list {
+		m, _ := v.(map[string]any)
+		if fn, ok := m["function"].(map[string]any); ok { // OpenAI
+			s, _ := fn["parameters"].(map[string]any)
+			out[fn["name"].(string)] = s
+			continue
+		}
+		s, _ := m["input_schema"].(map[string]any) // Anthropic
+		out[m["name"].(string)] = s
+	}
+	return out
+}
+
+func strs(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SPEC section 4: the tool names and the input fields each accepts, as
+// sent to both wire protocols, and the init event's tools list.
+func TestToolSchemas(t *testing.T) {
+	for _, via := range []string{"anthropic", "openai"} {
+		t.Run(via, func(t *testing.T) {
+			w := newWorld(t)
+			w.write(".hew/skills/hello/SKILL.md", "---\nname: hello\ndescription: greet\n---\nSay hello.\n")
+			ms := w.startMock("")
+			env := ms.anthropicEnv()
+			if via == "openai" {
+				env = ms.openaiEnv()
+			}
+			r := w.hewEnv(env, "-p", "--output-format", "stream-json", "hi")
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r)
+			}
+			reqs := ms.requests()
+			if len(reqs) == 0 {
+				t.Fatal("no request recorded")
+			}
+			schemas := toolSchemas(t, reqs[0].body)
+			initTools := toolNames(ofType(events(t, r), "init")[0])
+			for name, want := range specTools {
+				s, ok := schemas[name]
+				if !ok {
+					t.Errorf("tool %s not sent to the model (sent: %v)", name, keys(schemas))
+					continue
+				}
+				if !contains(initTools, name) {
+					t.Errorf("tool %s missing from init's tools %v", name, initTools)
+				}
+				if s["type"] != "object" {
+					t.Errorf("%s: schema type %v, want object", name, s["type"])
+				}
+				props, _ := s["properties"].(map[string]any)
+				req := append([]string(nil), want.required...)
+				sort.Strings(req)
+				if got := strs(s["required"]); strings.Join(got, ",") != strings.Join(req, ",") {
+					t.Errorf("%s: required %v, want %v", name, got, req)
+				}
+				for _, f := range append(append([]string(nil), want.required...), want.optional...) {
+					if _, ok := props[f]; !ok {
+						t.Errorf("%s: no property %q", name, f)
+					}
+				}
+			}
+			// todo_write items: {content, status: pending|in_progress|completed}.
+			items, _ := schemas["todo_write"]["properties"].(map[string]any)["todos"].(map[string]any)["items"].(map[string]any)
+			if got := strs(items["required"]); strings.Join(got, ",") != "content,status" {
+				t.Errorf("todo_write items required %v", got)
+			}
+			status, _ := items["properties"].(map[string]any)["status"].(map[string]any)
+			if got := strs(status["enum"]); strings.Join(got, ",") != "completed,in_progress,pending" {
+				t.Errorf("todo_write status enum %v", got)
+			}
+			// Deferred or loop-only tools are not sent up front.
+			for _, hidden := range []string{"enter_plan_mode", "exit_plan_mode", "schedule_wakeup"} {
+				if _, ok := schemas[hidden]; ok {
+					t.Errorf("%s is sent before tool_search loaded it", hidden)
+				}
+			}
+			// The list is deterministic: a later run's requests send the
+			// same tool bytes (issue 3: byte for byte across requests).
+			w.write("g.txt", "g\n")
+			r = w.hewEnv(env, "-p", "--output-format", "json", "read g.txt")
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r)
+			}
+			first, _ := json.Marshal(reqs[0].body["tools"])
+			all := ms.requests()
+			if len(all) < 3 {
+				t.Fatalf("want at least 3 requests, got %d", len(all))
+			}
+			for _, q := range all[1:] {
+				if q.body["tools"] == nil {
+					continue // a side request
+				}
+				if b, _ := json.Marshal(q.body["tools"]); string(b) != string(first) {
+					t.Errorf("tool definitions changed between requests")
+				}
+			}
+		})
+	}
+}
+
+func keys(m map[string]map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Input is validated before anything runs; the error names the field and
+// goes back to the model as a tool result, the loop continues.
+func TestToolInputValidation(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct{ call, field string }{
+		{`{"name":"read_file","input":{}}`, "file_path"},
+		{`{"name":"write_file","input":{"file_path":"x.txt"}}`, "content"},
+		{`{"name":"edit_file","input":{"file_path":"x.txt","old_string":"a"}}`, "new_string"},
+		{`{"name":"grep_search","input":{"path":"."}}`, "pattern"},
+		{`{"name":"run_shell","input":{"timeout":5}}`, "command"},
+		{`{"name":"web_fetch","input":{}}`, "url"},
+		{`{"name":"todo_write","input":{"todos":[{"content":"a","status":"doing"}]}}`, "status"},
+		{`{"name":"read_file","input":{"file_path":"a","bogus_field":1}}`, "bogus_field"},
+	} {
+		sc := `{"turns":[{"text":"t","tool_calls":[` + c.call + `]},{"text":"end"}]}`
+		r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "stream-json", "go")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", c.call, r.code, r)
+		}
+		tr := ofType(events(t, r), "tool_result")
+		if len(tr) != 1 || tr[0]["is_error"] != true || !strings.Contains(tr[0].str("content"), c.field) {
+			t.Errorf("%s: want an error result naming %q, got %v", c.call, c.field, tr)
+		}
+		if lastResult(t, r).str("result") != "end" {
+			t.Errorf("%s: the loop did not continue after the invalid call", c.call)
+		}
+	}
+	if _, err := readFileErr(w, "x.txt"); err == nil {
+		t.Fatal("an invalid call wrote a file")
+	}
+}
+
+// Issue 3 behaviours a user notices: overwriting needs a prior read; an
+// edit of a file changed since it was read is refused; the runaway guard
+// stops three identical calls with identical results (stop_reason error,
+// exit non-zero).
+func TestToolGuards(t *testing.T) {
+	w := newWorld(t)
+	w.write("w.txt", "original\n")
+	sc := `{"turns":[{"text":"a","tool_calls":[{"name":"write_file","input":{"file_path":"w.txt","content":"clobbered"}}]},{"text":"end"}]}`
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "stream-json", "go")
+	if tr := ofType(events(t, r), "tool_result"); len(tr) != 1 || tr[0]["is_error"] != true || w.read("w.txt") != "original\n" {
+		t.Errorf("write_file overwrote an unread file\n%s", r)
+	}
+	w.write("e.txt", "alpha\n")
+	sc = `{"turns":[
+	 {"text":"a","tool_calls":[{"name":"read_file","input":{"file_path":"e.txt"}}]},
+	 {"text":"b","tool_calls":[{"name":"run_shell","input":{"command":"echo gamma >> e.txt"}}]},
+	 {"text":"c","tool_calls":[{"name":"edit_file","input":{"file_path":"e.txt","old_string":"alpha","new_string":"beta"}}]},
+	 {"text":"end"}]}`
+	r = w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "stream-json", "go")
+	tr := ofType(events(t, r), "tool_result")
+	if len(tr) != 3 || tr[2]["is_error"] != true || w.read("e.txt") != "alpha\ngamma\n" {
+		t.Errorf("edit of a file changed since it was read was not refused\n%s", r)
+	}
+	sc = `{"turns":[` + strings.Repeat(`{"text":"again","tool_calls":[{"name":"read_file","input":{"file_path":"w.txt"}}]},`, 5) + `{"text":"end"}]}`
+	r = w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--output-format", "json", "go")
+	res := jsonResult(t, r)
+	if res.str("stop_reason") != "error" || r.code == 0 {
+		t.Errorf("runaway guard: stop_reason %q exit %d, want error and non-zero\n%s", res.str("stop_reason"), r.code, r)
+	}
+	if n, _ := res["num_turns"].(float64); n > 4 {
+		t.Errorf("runaway guard let %v round trips through", n)
+	}
+}
+
+// skill, todo_write and web_fetch (loopback, HTML → Markdown) in one run;
+// a domain:HOST allow rule lets the fetch through headless.
+func TestSkillTodoWebFetch(t *testing.T) {
+	w := newWorld(t)
+	w.write(".hew/skills/greet/SKILL.md", "---\nname: greet\ndescription: greet someone\n---\nSay hello to $ARGUMENTS warmly.\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/html")
+		_, _ = rw.Write([]byte("<html><body><h1>Spec Title</h1><p>Some <b>bold</b> text</p></body></html>"))
+	}))
+	defer srv.Close()
+	sc := `{"turns":[{"text":"t","tool_calls":[
+	  {"name":"skill","input":{"name":"greet","arguments":"Bob"}},
+	  {"name":"todo_write","input":{"todos":[{"content":"write spec","status":"in_progress"},{"content":"ship","status":"pending"}]}},
+	  {"name":"web_fetch","input":{"url":"` + srv.URL + `/page"}}]},{"text":"end"}]}`
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--allowed-tools", "WebFetch(domain:127.0.0.1)", "--output-format", "stream-json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	got := map[string]event{}
+	for _, e := range ofType(events(t, r), "tool_result") {
+		got[e.str("name")] = e
+	}
+	if e := got["skill"]; e == nil || e["is_error"] != false || !strings.Contains(e.str("content"), "Say hello to Bob") {
+		t.Errorf("skill result: %v", e)
+	}
+	if e := got["todo_write"]; e == nil || e["is_error"] != false || !strings.Contains(e.str("content"), "write spec") {
+		t.Errorf("todo_write result: %v", e)
+	}
+	if e := got["web_fetch"]; e == nil || e["is_error"] != false || !strings.Contains(e.str("content"), "# Spec Title") || !strings.Contains(e.str("content"), "**bold**") {
+		t.Errorf("web_fetch result (want Markdown): %v", e)
+	}
+}
