@@ -51,11 +51,43 @@ func TestMockServerWire(t *testing.T) {
 		t.Fatalf("openai non-stream answer: %s", body)
 	}
 	ct, body := post("/v1/messages", `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-	if !strings.HasPrefix(ct, "text/event-stream") || !strings.Contains(body, "message_stop") || !strings.Contains(body, "turn three") {
+	if !strings.HasPrefix(ct, "text/event-stream") || !strings.Contains(body, "message_stop") || sseText(body) != "turn three text" {
 		t.Fatalf("anthropic stream (%s): %s", ct, body)
 	}
 	ct, body = post("/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-	if !strings.HasPrefix(ct, "text/event-stream") || !strings.Contains(body, "[DONE]") || !strings.Contains(body, "turn four") {
+	if !strings.HasPrefix(ct, "text/event-stream") || !strings.Contains(body, "[DONE]") || sseText(body) != "turn four text" {
 		t.Fatalf("openai stream (%s): %s", ct, body)
 	}
+}
+
+// sseText joins the text deltas of an SSE body of either protocol.
+func sseText(body string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var ev struct {
+			Delta struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"delta"`
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			continue
+		}
+		if ev.Delta.Type == "text_delta" {
+			b.WriteString(ev.Delta.Text)
+		}
+		for _, c := range ev.Choices {
+			b.WriteString(c.Delta.Content)
+		}
+	}
+	return b.String()
 }

@@ -62,6 +62,7 @@ func (rt *hewRuntime) wireBrakes() error {
 	rt.perms = eng
 	rt.env.AdditionalDirs = eng.AdditionalDirs()
 	rt.env.AllowOutside = eng.AllowsOutside
+	rt.env.DeniedRead = eng.DeniesRead
 	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, rt.cli.environ)
 	wrap, warning := sandbox.Configure(sandbox.Policy{
 		Root:    rt.root,

@@ -369,3 +369,14 @@ func (e *Engine) AllowsOutside(tool, absPath string) bool {
 	s := subject{tool: tool, kind: toolKind(tool), path: abs}
 	return e.firstRule("allow", s) != nil
 }
+
+// DeniesRead reports whether a deny rule forbids tool from reading absPath.
+// Search tools use it to drop denied files from their results, so a
+// project-wide search cannot read around a Read(secrets/**) rule.
+func (e *Engine) DeniesRead(tool, absPath string) bool {
+	s := subject{tool: tool, kind: toolKind(tool), path: shellparse.ResolvePath(absPath)}
+	if s.kind != kindRead {
+		return false
+	}
+	return e.firstRule("deny", s) != nil
+}

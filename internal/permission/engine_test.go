@@ -347,3 +347,23 @@ func TestAllowRulesBeatPlanMode(t *testing.T) {
 		t.Errorf("granted write in plan mode: %+v", v)
 	}
 }
+
+func TestDeniesRead(t *testing.T) {
+	f := newFixture(t, `{"permissions":{"deny":["Read(secrets/**)","Grep(private/*)"]}}`)
+	e := f.engine(t)
+	cases := []struct {
+		tool, rel string
+		want      bool
+	}{
+		{"grep_search", "secrets/k.env", true},
+		{"list_files", "secrets/a/b.txt", true},
+		{"grep_search", "pub.txt", false},
+		{"grep_search", "private/x", true},
+		{"list_files", "private/x", false},
+	}
+	for _, c := range cases {
+		if got := e.DeniesRead(c.tool, filepath.Join(f.root, c.rel)); got != c.want {
+			t.Errorf("%s %s: %v, want %v", c.tool, c.rel, got, c.want)
+		}
+	}
+}

@@ -180,6 +180,13 @@ func (GrepSearch) Run(ctx context.Context, env *Env, input json.RawMessage) (Res
 	if ctx.Err() != nil && !timedOut {
 		return Result{}, fmt.Errorf("grep_search: %w", ctx.Err())
 	}
+	kept := files[:0]
+	for _, f := range files {
+		if !env.deniedRead("grep_search", f.abs) {
+			kept = append(kept, f)
+		}
+	}
+	files = kept
 	out := formatGrep(env, q, files)
 	if timedOut {
 		note := fmt.Sprintf("[search timed out after %s; results are incomplete. Narrow path, glob or type and search again]", GrepTimeout)

@@ -103,6 +103,13 @@ func (ListFiles) Run(ctx context.Context, env *Env, input json.RawMessage) (Resu
 		return Result{}, fmt.Errorf("list_files: %w", err)
 	}
 	interrupted := err != nil
+	kept := files[:0]
+	for _, f := range files {
+		if !env.deniedRead("list_files", f.Path) {
+			kept = append(kept, f)
+		}
+	}
+	files = kept
 	if len(files) == 0 {
 		msg := fmt.Sprintf("No files match %q under %s.", in.Pattern, shownPath(env, dir))
 		if pattern != "" && !strings.Contains(pattern, "**") && !strings.Contains(pattern, "/") {

@@ -236,3 +236,29 @@ func BenchmarkGrepGOROOT(b *testing.B) {
 		}
 	}
 }
+
+// A Read deny rule must hold against project-wide searches too: denied
+// files are dropped from grep_search and list_files results.
+func TestSearchesDropDeniedFiles(t *testing.T) {
+	for _, backend := range []string{"builtin", "auto"} {
+		t.Run(backend, func(t *testing.T) {
+			old := GrepBackend
+			GrepBackend = backend
+			defer func() { GrepBackend = old }()
+			env := testEnv(t)
+			writeTestFile(t, env, "pub.txt", "TOPSECRET mention\n")
+			secret := writeTestFile(t, env, "secrets/k.env", "TOPSECRET=1\n")
+			env.DeniedRead = func(tool, abs string) bool { return abs == secret }
+			for _, mode := range []string{"content", "files_with_matches", "count"} {
+				res, err := call(t, env, GrepSearch{}, map[string]any{"pattern": "TOPSECRET", "output_mode": mode})
+				if err != nil || !strings.Contains(res.Content, "pub.txt") || strings.Contains(res.Content, "k.env") {
+					t.Errorf("grep %s: %v %q", mode, err, res.Content)
+				}
+			}
+			res, err := call(t, env, ListFiles{}, map[string]any{"pattern": "**/*"})
+			if err != nil || !strings.Contains(res.Content, "pub.txt") || strings.Contains(res.Content, "k.env") {
+				t.Errorf("list: %v %q", err, res.Content)
+			}
+		})
+	}
+}

@@ -79,6 +79,15 @@ type Env struct {
 	// AllowOutside reports whether an explicit allow rule covers an absolute
 	// path outside the root; nil means none does.
 	AllowOutside func(tool, absPath string) bool
+	// DeniedRead reports whether a deny rule forbids tool from reading an
+	// absolute path; search tools drop such files from their results so a
+	// project-wide search cannot read around the rule. nil denies nothing.
+	DeniedRead func(tool, absPath string) bool
+}
+
+// deniedRead applies env.DeniedRead, if any.
+func (env *Env) deniedRead(tool, abs string) bool {
+	return env != nil && env.DeniedRead != nil && env.DeniedRead(tool, abs)
 }
 
 // ShellRunner runs a bash command for run_shell. The sandbox package
