@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -22,6 +24,7 @@ var specTools = map[string]struct{ required, optional []string }{
 	"todo_write":  {[]string{"todos"}, nil},
 	"tool_search": {[]string{"query"}, nil},
 	"skill":       {[]string{"name"}, []string{"arguments"}},
+	"agent":       {[]string{"description", "prompt"}, []string{"subagent_type"}},
 }
 
 // toolSchemas extracts name → input schema from a recorded request body
@@ -245,5 +248,64 @@ func TestSkillTodoWebFetch(t *testing.T) {
 	}
 	if e := got["web_fetch"]; e == nil || e["is_error"] != false || !strings.Contains(e.str("content"), "# Spec Title") || !strings.Contains(e.str("content"), "**bold**") {
 		t.Errorf("web_fetch result (want Markdown): %v", e)
+	}
+}
+
+// SPEC section 4: enter_plan_mode / exit_plan_mode are deferred until
+// tool_search loads them (select:NAME); an approved plan is written under
+// $HEW_HOME/plans/ and the mode goes back to default.
+func TestDeferredPlanTools(t *testing.T) {
+	w := newWorld(t)
+	for _, name := range []string{"enter_plan_mode", "exit_plan_mode"} {
+		sc := `{"turns":[{"text":"t","tool_calls":[{"name":"tool_search","input":{"query":"select:` + name + `"}}]},{"text":"end"}]}`
+		r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--output-format", "stream-json", "go")
+		tr := ofType(events(t, r), "tool_result")
+		if len(tr) != 1 || tr[0]["is_error"] != false || !strings.Contains(tr[0].str("content"), name) {
+			t.Errorf("tool_search select:%s: %v", name, tr)
+		}
+	}
+	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"tool_search","input":{"query":"select:exit_plan_mode"}}]},
+	  {"text":"p","tool_calls":[{"name":"exit_plan_mode","input":{"plan":"# Plan\n1. MARK-PLAN-STEP"}}]},{"text":"end"}]}`
+	// Headless cannot approve: the plan is denied and plan mode stays.
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--plan", "--output-format", "json", "go")
+	if res := jsonResult(t, r); len(res["permission_denials"].([]any)) != 1 {
+		t.Errorf("exit_plan_mode in headless plan mode was not denied\n%s", r)
+	}
+	// An explicit allow approves it; the plan lands under $HEW_HOME/plans/.
+	r = w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--plan", "--allowed-tools", "exit_plan_mode", "--output-format", "json", "go")
+	if res := jsonResult(t, r); r.code != 0 || len(res["permission_denials"].([]any)) != 0 {
+		t.Fatalf("approved exit_plan_mode failed\n%s", r)
+	}
+	entries, err := os.ReadDir(filepath.Join(w.home, "plans"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no plan under $HEW_HOME/plans (%v)", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(w.home, "plans", entries[0].Name()))
+	if !strings.Contains(string(data), "MARK-PLAN-STEP") {
+		t.Fatalf("plan file lacks the plan: %q", data)
+	}
+}
+
+// A Read deny rule holds against project-wide searches (SPEC section 4:
+// a deny holds in every mode).
+func TestReadDenyHoldsForSearch(t *testing.T) {
+	w := newWorld(t)
+	w.write(".hew/settings.json", `{"permissions":{"deny":["Read(secrets/**)"]}}`)
+	w.write("secrets/k.env", "TOPSECRET=1\n")
+	w.write("pub.txt", "public TOPSECRET mention\n")
+	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"grep_search","input":{"pattern":"TOPSECRET","output_mode":"content"}},
+	  {"name":"grep_search","input":{"pattern":"TOPSECRET","output_mode":"files_with_matches"}},
+	  {"name":"list_files","input":{"pattern":"**/*"}}]},{"text":"end"}]}`
+	for _, mode := range []string{"default", "bypassPermissions"} {
+		r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--permission-mode", mode, "--output-format", "stream-json", "go")
+		tr := ofType(events(t, r), "tool_result")
+		if len(tr) != 3 {
+			t.Fatalf("want 3 results\n%s", r)
+		}
+		for _, e := range tr {
+			if strings.Contains(e.str("content"), "k.env") || strings.Contains(e.str("content"), "TOPSECRET=1") {
+				t.Errorf("%s in %s revealed a denied file: %q", e.str("name"), mode, e.str("content"))
+			}
+		}
 	}
 }

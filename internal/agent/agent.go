@@ -215,6 +215,10 @@ func (a *Agent) replaceHistory(msgs, before []llm.Message) {
 	a.cfg.Env.Reads.Forget()
 }
 
+// AddUsage counts usage spent on the session's behalf outside its own
+// requests (a sub-agent's), so budgets, /cost and the result include it.
+func (a *Agent) AddUsage(model string, u llm.Usage) { a.account(model, u, false) }
+
 // account adds one request's usage to the totals and reports it.
 func (a *Agent) account(model string, u llm.Usage, main bool) {
 	usd, known := llm.EstimateCost(model, u)
@@ -234,8 +238,11 @@ func (a *Agent) account(model string, u llm.Usage, main bool) {
 	a.pipe.record("usage", map[string]any{"model": model, "usage": u, "main": main})
 	a.pipe.emit(UsageUpdated{Request: u, Total: total, CostUSD: cost})
 	if main {
-		a.pipe.emit(ContextUpdated{Tokens: u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens,
-			Window: llm.LookupModel(model).ContextWindow})
+		window := a.cfg.ContextWindow
+		if window <= 0 {
+			window = llm.LookupModel(model).ContextWindow
+		}
+		a.pipe.emit(ContextUpdated{Tokens: u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens, Window: window})
 	}
 }
 

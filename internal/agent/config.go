@@ -47,6 +47,8 @@ type Config struct {
 	MaxBudgetTokens int
 	MaxCostUSD      float64
 	MaxOutputTokens int // per request; 0 = model default
+	// ContextWindow overrides the model's known window (from settings); 0 = known.
+	ContextWindow int
 	// Thinking asks for extended thinking on models that support it.
 	Thinking  bool
 	SessionID string

@@ -40,7 +40,7 @@ func summarize(name string, input json.RawMessage) string { return tools.Summari
 func subjectOf(input json.RawMessage) string {
 	var m map[string]any
 	_ = json.Unmarshal(input, &m)
-	for _, k := range []string{"command", "file_path", "path", "url", "pattern"} {
+	for _, k := range []string{"command", "file_path", "path", "url", "pattern", "plan"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			return s
 		}

@@ -405,3 +405,19 @@ func TestSetModeAndSetModel(t *testing.T) {
 	}
 	h.checkInvariants()
 }
+
+// A sub-agent's usage counts toward the parent's budget: after AddUsage the
+// next turn stops on max_budget before sending anything.
+func TestAddUsageCountsTowardBudget(t *testing.T) {
+	p := agenttest.NewProvider(step{Text: "never"})
+	h := newHarness(t, p, nil, nil)
+	h.a.cfg.MaxBudgetTokens = 500
+	h.a.AddUsage("mock", llm.Usage{InputTokens: 400, OutputTokens: 200})
+	if u, _ := h.a.Usage(); u.Total() != 600 {
+		t.Fatalf("usage %+v", u)
+	}
+	res := h.a.Run(context.Background(), "hi")
+	if res.StopReason != StopMaxBudget || len(p.Requests()) != 0 {
+		t.Fatalf("result %+v, %d requests", res, len(p.Requests()))
+	}
+}

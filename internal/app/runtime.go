@@ -181,6 +181,14 @@ func (rt *hewRuntime) buildTools() error {
 			}
 			return ag.Usage()
 		},
+		AddUsage: func(u llm.Usage, _ float64) {
+			rt.agentMu.Lock()
+			ag, model := rt.agent, rt.prov.Model
+			rt.agentMu.Unlock()
+			if ag != nil {
+				ag.AddUsage(model, u)
+			}
+		},
 		WrapPrompt: func(p string) string { return prompt.WithReminder(rt.prompt.Reminder, p) },
 	})
 	rt.registry.Register(rt.subagent)
@@ -461,6 +469,7 @@ func (rt *hewRuntime) agentConfigLocked() agent.Config {
 		MaxTurns:        rt.o.maxTurns,
 		MaxBudgetTokens: rt.o.maxBudgetTokens,
 		MaxCostUSD:      rt.o.maxCostUSD,
+		ContextWindow:   rt.settings.ContextWindow,
 		SessionID:       rt.rec.ID(),
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/hew-dev/hew/internal/llm/scenario"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/sandbox"
-	"github.com/hew-dev/hew/internal/ui/headless"
 )
 
 // sandboxArg is the hidden first argument of hew's sandbox personality: the
@@ -83,7 +82,7 @@ func (rt *hewRuntime) approver() agent.Approver {
 	if rt.ask != nil {
 		return rt.ask
 	}
-	return headless.Denier{}
+	return agent.Headless{Hint: "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json"}
 }
 
 // sandboxAvailable reports whether run_shell can be confined here.
