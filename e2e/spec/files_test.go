@@ -339,3 +339,40 @@ func TestMCPEnvExpansion(t *testing.T) {
 		t.Fatalf("env expansion in .mcp.json failed\n%s", r)
 	}
 }
+
+// A server that fails to start or is misconfigured is reported and left
+// out; the session goes on with the others (issue 7).
+func TestMCPBrokenServer(t *testing.T) {
+	w := newWorld(t)
+	w.write(".mcp.json", `{"mcpServers":{"broken":{"command":"/bin/false"},"nourl":{"type":"http"},
+	  "self":{"command":"`+hewBin+`","args":["mcp","serve"]}}}`)
+	r := w.hew("-p", "--mock", "--output-format", "stream-json", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	names := toolNames(ofType(events(t, r), "init")[0])
+	if !contains(names, "mcp__self__read_file") {
+		t.Errorf("the working server's tools are missing: %v", names)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "mcp__broken__") || strings.HasPrefix(n, "mcp__nourl__") {
+			t.Errorf("a failed server's tool is listed: %s", n)
+		}
+	}
+	r = w.hew("-p", "--mock", "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "broken") || !strings.Contains(r.stderr, "nourl") {
+		t.Errorf("text mode does not report the failed servers\n%s", r)
+	}
+}
+
+// On equal names the project's server wins over the user's (issue 7;
+// SPEC section 3 precedence).
+func TestMCPProjectOverUser(t *testing.T) {
+	w := newWorld(t)
+	w.write(filepath.Join(w.home, "settings.json"), `{"mcpServers":{"dup":{"command":"/bin/false"}}}`)
+	w.write(".mcp.json", `{"mcpServers":{"dup":{"command":"`+hewBin+`","args":["mcp","serve"]}}}`)
+	r := w.hew("-p", "--mock", "--output-format", "stream-json", "hi")
+	if !contains(toolNames(ofType(events(t, r), "init")[0]), "mcp__dup__read_file") {
+		t.Fatalf("the project's dup server (hew mcp serve) did not win over the user's\n%s", r)
+	}
+}

@@ -276,3 +276,32 @@ func TestAutoModeClassifier(t *testing.T) {
 		})
 	}
 }
+
+// Issue 5's checkpoint: deny rule for rm -rf, danger analysis for rmdir
+// (asks → denied headless), both denials listed, the directory survives,
+// the loop completes.
+func TestBrakesCheckpoint(t *testing.T) {
+	w := newWorld(t)
+	w.write("demo/file.txt", "keep\n")
+	w.write(".hew/settings.json", `{"permissions":{"deny":["run_shell(rm -rf*)"]}}`)
+	sc := `{"turns":[
+	 {"text":"listing","tool_calls":[{"name":"list_files","input":{"path":"demo"}}]},
+	 {"text":"deleting","tool_calls":[{"name":"run_shell","input":{"command":"rm -rf demo"}}]},
+	 {"text":"trying rmdir","tool_calls":[{"name":"run_shell","input":{"command":"rmdir demo"}}]},
+	 {"text":"I could not delete demo: both attempts were denied."}]}`
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--output-format", "json", "delete the demo directory")
+	res := jsonResult(t, r)
+	if r.code != 0 || res.str("stop_reason") != "completed" {
+		t.Fatalf("want completed\n%s", r)
+	}
+	pd, _ := res["permission_denials"].([]any)
+	if len(pd) != 2 {
+		t.Fatalf("want both denials listed, got %d\n%s", len(pd), r)
+	}
+	if w.read("demo/file.txt") != "keep\n" {
+		t.Fatal("demo was changed")
+	}
+	if d := w.check("run_shell", `{"command":"rmdir demo"}`); d.Decision != "ask" || !strings.HasPrefix(d.Source, "danger") {
+		t.Fatalf("rmdir must be caught by the danger analysis: %+v", d)
+	}
+}

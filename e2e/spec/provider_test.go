@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,25 @@ func TestNoProviderExit2(t *testing.T) {
 			if !strings.Contains(r.stderr, name) {
 				t.Errorf("the message does not name %s:\n%s", name, r.stderr)
 			}
+		}
+	}
+}
+
+// A provider named without its credentials, or an unknown one, is a config
+// error (exit 2) that names what is missing.
+func TestProviderMisconfigExit2(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"HEW_PROVIDER=openai"}, "OPENAI_API_KEY"},
+		{[]string{"HEW_PROVIDER=anthropic"}, "ANTHROPIC_API_KEY"},
+		{[]string{"HEW_PROVIDER=bogus"}, "bogus"},
+	} {
+		r := w.hewEnv(c.env, "-p", "hi")
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 naming %s\n%s", c.env, r.code, c.want, r)
 		}
 	}
 }
@@ -110,6 +131,74 @@ func TestModelSelection(t *testing.T) {
 		reqs := ms.requests()[before:]
 		if len(reqs) == 0 || reqs[0].body["model"] != tc.model {
 			t.Fatalf("model sent = %v, want %q", reqs, tc.model)
+		}
+	}
+}
+
+// AGENT_API_KEY routes to an OpenAI-compatible DeepSeek endpoint with
+// AGENT_MODEL's default; DeepSeek needs reasoning_content sent back on
+// assistant messages with tool calls (issue 2, compatibility profile).
+func TestAgentRouteDeepSeekReasoning(t *testing.T) {
+	w := newWorld(t)
+	w.write("a.txt", "x\n")
+	ms := w.startMock(`{"turns":[{"thinking":"MARK-REASONING","text":"t","tool_calls":[{"name":"read_file","input":{"file_path":"a.txt"}}]},{"text":"done"}]}`)
+	r := w.hewEnv([]string{"AGENT_API_KEY=k", "AGENT_BASE_URL=" + ms.via + "/v1"}, "-p", "--output-format", "json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	reqs := ms.requests()
+	if len(reqs) != 2 || reqs[0].path != "/v1/chat/completions" || reqs[0].body["model"] != "deepseek-chat" {
+		t.Fatalf("want two chat completions requests for deepseek-chat, got %d", len(reqs))
+	}
+	msgs, _ := reqs[1].body["messages"].([]any)
+	var echoed bool
+	for _, m := range msgs {
+		mm, _ := m.(map[string]any)
+		if mm["role"] == "assistant" && mm["tool_calls"] != nil && mm["reasoning_content"] == "MARK-REASONING" {
+			echoed = true
+		}
+	}
+	if !echoed {
+		t.Fatalf("reasoning_content not sent back on the assistant tool-call message")
+	}
+}
+
+// Anthropic prompt caching (issue 2): the static system block, the tool
+// definitions and the last message carry cache_control; the OpenAI wire and
+// the stored session never do.
+func TestPromptCachingMarkers(t *testing.T) {
+	w := newWorld(t)
+	w.write("a.txt", "x\n")
+	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"read_file","input":{"file_path":"a.txt"}}]},{"text":"done"}]}`
+	ms := w.startMock(sc)
+	r := w.hewEnv(ms.anthropicEnv(), "-p", "--output-format", "json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	for i, q := range ms.requests() {
+		sys, _ := q.body["system"].([]any)
+		if len(sys) == 0 || sys[0].(map[string]any)["cache_control"] == nil {
+			t.Errorf("request %d: the static system block has no cache_control", i)
+		}
+		tools, _ := q.body["tools"].([]any)
+		if len(tools) == 0 || tools[len(tools)-1].(map[string]any)["cache_control"] == nil {
+			t.Errorf("request %d: the tool definitions carry no cache_control", i)
+		}
+		msgs, _ := q.body["messages"].([]any)
+		last, _ := json.Marshal(msgs[len(msgs)-1])
+		if !strings.Contains(string(last), "cache_control") {
+			t.Errorf("request %d: no rolling cache breakpoint on the last message", i)
+		}
+	}
+	id := jsonResult(t, r).str("session_id")
+	if strings.Contains(firstUserText(t, filepath.Join(w.home, "projects", projectKey(w.proj), "sessions", id+".jsonl")), "cache_control") {
+		t.Errorf("transport metadata (cache_control) leaked into the stored session")
+	}
+	ms2 := w.startMock(sc)
+	r = w.hewEnv(ms2.openaiEnv(), "-p", "--output-format", "json", "go")
+	for i, q := range ms2.requests() {
+		if b, _ := json.Marshal(q.body); strings.Contains(string(b), "cache_control") {
+			t.Errorf("openai request %d carries Anthropic's cache_control", i)
 		}
 	}
 }

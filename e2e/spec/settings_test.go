@@ -93,3 +93,49 @@ func TestSettingsModel(t *testing.T) {
 		t.Fatalf("model %v, want settings.local.json's", m)
 	}
 }
+
+// PreToolUse hooks fail closed (garbage, timeout, crash block the call)
+// and may rewrite the input (issue 5 §10).
+func TestPreToolUseHookOutcomes(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"run_shell","input":{"command":"echo original > ran.txt"}}]},{"text":"end"}]}`
+	for _, c := range []struct {
+		name, hook string
+		blocked    bool
+		file       string // expected content of ran.txt when not blocked
+	}{
+		{"garbage output", `echo not-json-garbage`, true, ""},
+		{"timeout", `sleep 5`, true, ""},
+		{"crash", `exit 1`, true, ""},
+		{"json block", `echo '{"decision":"block","reason":"nope"}'`, true, ""},
+		{"updatedInput", `echo '{"updatedInput":{"command":"echo rewritten > ran.txt"}}'`, false, "rewritten\n"},
+		{"silent success", `true`, false, "original\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+				map[string]any{"matcher": "run_shell", "command": c.hook, "timeout": 1}}}})
+			w.write(".hew/settings.json", string(hooks))
+			r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "json", "go")
+			res := jsonResult(t, r)
+			if r.code != 0 || res.str("result") != "end" {
+				t.Fatalf("a hook outcome took the loop down\n%s", r)
+			}
+			got, err := readFileErr(w, "ran.txt")
+			if c.blocked {
+				if err == nil {
+					t.Fatalf("the call ran although the hook should block it")
+				}
+				if len(res["permission_denials"].([]any)) != 1 {
+					t.Fatalf("the block is not listed in permission_denials\n%s", r)
+				}
+				return
+			}
+			if got != c.file {
+				t.Fatalf("ran.txt = %q, want %q", got, c.file)
+			}
+		})
+	}
+}

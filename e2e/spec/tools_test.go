@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -307,5 +308,72 @@ func TestReadDenyHoldsForSearch(t *testing.T) {
 				t.Errorf("%s in %s revealed a denied file: %q", e.str("name"), mode, e.str("content"))
 			}
 		}
+	}
+}
+
+// edit_file falls back over line endings and curly quotes, writes in the
+// file's own style, and applying the same edit twice does not double it
+// (issue 3 §10).
+func TestEditFallbackAndIdempotence(t *testing.T) {
+	w := newWorld(t)
+	w.write("crlf.txt", "line one\r\nsay \u201chello\u201d\r\nthird\r\n")
+	edit := `{"name":"edit_file","input":{"file_path":"crlf.txt","old_string":"say \"hello\"\nthird","new_string":"say \"bye\"\nthird"}}`
+	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"read_file","input":{"file_path":"crlf.txt"}}]},
+	  {"text":"e","tool_calls":[` + edit + `]},{"text":"e2","tool_calls":[` + edit + `]},{"text":"end"}]}`
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--accept-edits", "--output-format", "stream-json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	tr := ofType(events(t, r), "tool_result")
+	if len(tr) != 3 || tr[1]["is_error"] != false {
+		t.Fatalf("the fallback edit failed\n%s", r)
+	}
+	if got := w.read("crlf.txt"); got != "line one\r\nsay \u201cbye\u201d\r\nthird\r\n" {
+		t.Fatalf("file after edits = %q, want CRLF and curly quotes kept, edit applied once", got)
+	}
+}
+
+// run_shell: stdin is empty (cat cannot hang), a background job does not
+// hold the call, the exit code is reported, a timeout kills the command,
+// and the working directory is the project root (issue 3 §10).
+func TestRunShellBehaviour(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not on PATH")
+	}
+	w := newWorld(t)
+	sc := `{"turns":[{"text":"t","tool_calls":[
+	  {"name":"run_shell","input":{"command":"cat; echo after-cat"}},
+	  {"name":"run_shell","input":{"command":"sleep 5 & echo bg-started"}},
+	  {"name":"run_shell","input":{"command":"exit 3"}},
+	  {"name":"run_shell","input":{"command":"sleep 20; echo not-killed","timeout":300}},
+	  {"name":"run_shell","input":{"command":"pwd"}}]},{"text":"end"}]}`
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "stream-json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	tr := ofType(events(t, r), "tool_result")
+	if len(tr) != 5 {
+		t.Fatalf("want 5 results\n%s", r)
+	}
+	byID := map[string]event{}
+	for _, e := range tr {
+		byID[e.str("id")] = e
+	}
+	uses := ofType(events(t, r), "tool_use")
+	res := func(i int) event { return byID[uses[i].str("id")] }
+	if !strings.Contains(res(0).str("content"), "after-cat") {
+		t.Errorf("cat with no stdin: %v", res(0))
+	}
+	if !strings.Contains(res(1).str("content"), "bg-started") || res(1)["is_error"] != false {
+		t.Errorf("background job: %v", res(1))
+	}
+	if res(2)["is_error"] != true || !strings.Contains(res(2).str("content"), "3") {
+		t.Errorf("exit 3 not reported: %v", res(2))
+	}
+	if res(3)["is_error"] != true || strings.Contains(res(3).str("content"), "not-killed") || !strings.Contains(strings.ToLower(res(3).str("content")), "time") {
+		t.Errorf("timeout: %v", res(3))
+	}
+	if !strings.Contains(res(4).str("content"), w.proj) {
+		t.Errorf("pwd is not the project root: %v", res(4))
 	}
 }

@@ -111,3 +111,53 @@ func checkOpenAIPairs(msgs []map[string]any) string {
 	}
 	return ""
 }
+
+// Each request's message list extends the previous one byte for byte
+// (cache markers aside) and the system prompt never changes within a run
+// (issue 6, cache discipline).
+func TestRequestsExtendPrefix(t *testing.T) {
+	w := newWorld(t)
+	w.write("a.txt", "alpha\n")
+	w.write("b.txt", "beta\n")
+	ms := w.startMock(threeRoundTrips)
+	r := w.hewEnv(ms.anthropicEnv(), "-p", "--output-format", "json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	reqs := ms.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	strip := func(v any) string {
+		b, _ := json.Marshal(v)
+		var x any
+		_ = json.Unmarshal(b, &x)
+		var walk func(any)
+		walk = func(v any) {
+			switch t := v.(type) {
+			case map[string]any:
+				delete(t, "cache_control")
+				for _, c := range t {
+					walk(c)
+				}
+			case []any:
+				for _, c := range t {
+					walk(c)
+				}
+			}
+		}
+		walk(x)
+		out, _ := json.Marshal(x)
+		return string(out)
+	}
+	for i := 1; i < len(reqs); i++ {
+		prev, _ := reqs[i-1].body["messages"].([]any)
+		cur, _ := reqs[i].body["messages"].([]any)
+		if len(cur) <= len(prev) || strip(cur[:len(prev)]) != strip(prev) {
+			t.Errorf("request %d does not extend request %d's messages", i, i-1)
+		}
+		if strip(reqs[i].body["system"]) != strip(reqs[0].body["system"]) {
+			t.Errorf("request %d changed the system prompt", i)
+		}
+	}
+}

@@ -77,6 +77,14 @@ type Notice struct {
 	Text  string
 }
 
+// Retrying reports that a model request failed mid-way and is being sent
+// again: text streamed since the last RequestStarted is void and will come
+// again. It is followed by a Notice for people.
+type Retrying struct {
+	Attempt int
+	Reason  string
+}
+
 // UsageUpdated carries the usage of one model request and the running total.
 type UsageUpdated struct {
 	Request llm.Usage
@@ -112,6 +120,7 @@ func (ThinkingDelta) eventName() string       { return "thinking" }
 func (ToolStarted) eventName() string         { return "tool_use" }
 func (ToolFinished) eventName() string        { return "tool_result" }
 func (PermissionDecided) eventName() string   { return "permission" }
+func (Retrying) eventName() string            { return "retry" }
 func (Notice) eventName() string              { return "notice" }
 func (UsageUpdated) eventName() string        { return "usage" }
 func (ContextUpdated) eventName() string      { return "context" }

@@ -209,10 +209,12 @@ func (t *turn) onEvent(b *batch, ev llm.Event) {
 		}
 	case llm.EvRetry:
 		b.discard()
-		text := fmt.Sprintf("retrying (attempt %d)…", ev.Attempt)
+		text, reason := fmt.Sprintf("retrying (attempt %d)…", ev.Attempt), ""
 		if ev.Err != nil {
+			reason = ev.Err.Error()
 			text = fmt.Sprintf("retrying (attempt %d) after: %v…", ev.Attempt, ev.Err)
 		}
+		p.emit(Retrying{Attempt: ev.Attempt, Reason: reason})
 		p.emit(Notice{Level: "warn", Text: text})
 	}
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"github.com/hew-dev/hew/internal/session"
 	"io"
 	"path/filepath"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/session"
 )
 
 const permissionsUsage = `usage: hew permissions check TOOL JSON_INPUT [--mode MODE]
@@ -41,14 +41,11 @@ func (a *cli) permissionsCmd(args []string) int {
 		fmt.Fprint(a.stdout, permissionsUsage+flagUsages(fs))
 		return ExitOK
 	}
-	if len(rest) < 2 || len(rest) > 3 || rest[0] != "check" {
+	if len(rest) != 3 || rest[0] != "check" {
 		fmt.Fprint(a.stderr, permissionsUsage+flagUsages(fs))
 		return ExitUsage
 	}
-	input := "{}"
-	if len(rest) == 3 {
-		input = rest[2]
-	}
+	input := rest[2]
 	root, err := projectRoot()
 	if err != nil {
 		return a.fail(err)

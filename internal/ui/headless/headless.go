@@ -78,6 +78,7 @@ type Writer struct {
 	denied   map[string]bool // tool_use ids already reported as denied
 	pending  map[string]denialEvent
 	text     strings.Builder // stream-json text not yet written
+	sent     int             // characters of text written since the last model request began
 	err      error           // first write error
 	finished bool
 }
@@ -123,6 +124,11 @@ func (w *Writer) Handle(e agent.Event) {
 		w.streamEvent(e)
 	case FormatText:
 		w.textEvent(e)
+	case FormatJSON:
+		// stdout holds only the result object; warnings still reach people.
+		if n, ok := e.(agent.Notice); ok && n.Level != "info" {
+			w.write(w.opt.Err, "hew: "+n.Text+"\n")
+		}
 	}
 }
 
@@ -255,6 +261,14 @@ type (
 		Reason string `json:"reason"`
 		Source string `json:"source,omitempty"`
 	}
+	retryEvent struct {
+		Type    string `json:"type"`
+		Attempt int    `json:"attempt"`
+		Reason  string `json:"reason,omitempty"`
+		// DiscardTextChars is how many characters of the text events since
+		// the model request began belong to the failed attempt.
+		DiscardTextChars int `json:"discard_text_chars"`
+	}
 	noticeEvent struct {
 		Type  string `json:"type"`
 		Level string `json:"level"`
@@ -284,9 +298,21 @@ func (w *Writer) streamEvent(e agent.Event) {
 		}
 		if cut > 0 {
 			w.line(textEvent{"text", buf[:cut]})
+			w.sent += utf8.RuneCountInString(buf[:cut])
 			w.text.Reset()
 			w.text.WriteString(buf[cut:])
 		}
+		return
+	case agent.RequestStarted:
+		w.flushText()
+		w.sent = 0
+		return
+	case agent.Retrying:
+		// The failed attempt's text is void: drop what is still held back
+		// and tell scripts how much of what they got to discard.
+		w.text.Reset()
+		w.line(retryEvent{"retry", e.Attempt, e.Reason, w.sent})
+		w.sent = 0
 		return
 	}
 	w.flushText()
@@ -327,6 +353,7 @@ func (w *Writer) streamEvent(e agent.Event) {
 // flushText writes assistant text held back waiting for a line end.
 func (w *Writer) flushText() {
 	if w.text.Len() > 0 {
+		w.sent += utf8.RuneCountInString(w.text.String())
 		w.line(textEvent{"text", w.text.String()})
 		w.text.Reset()
 	}

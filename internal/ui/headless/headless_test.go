@@ -256,6 +256,25 @@ func TestStreamTextComesByLine(t *testing.T) {
 	}
 }
 
+// A retried request voids its partial text: what is held back is dropped,
+// and the retry event says how much already-written text to discard.
+func TestStreamRetryDiscardsPartialText(t *testing.T) {
+	var out bytes.Buffer
+	w := New(Options{Format: FormatStreamJSON, Out: &out})
+	w.Handle(agent.RequestStarted{RoundTrip: 1})
+	w.Handle(agent.TextDelta{Text: "First line ✓\nhalf a sec"})
+	w.Handle(agent.Retrying{Attempt: 1, Reason: "stream cut"})
+	w.Handle(agent.RequestStarted{RoundTrip: 1})
+	w.Handle(agent.TextDelta{Text: "First line ✓\nwhole second\n"})
+	want := `{"type":"text","text":"First line ✓\n"}
+{"type":"retry","attempt":1,"reason":"stream cut","discard_text_chars":13}
+{"type":"text","text":"First line ✓\nwhole second\n"}
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 // BenchmarkStreamJSON measures the stream-json writer on a turn of 200
 // text deltas and 20 tool calls.
 func BenchmarkStreamJSON(b *testing.B) {
@@ -276,5 +295,16 @@ func BenchmarkStreamJSON(b *testing.B) {
 			w.Handle(e)
 		}
 		w.Finish(agent.TurnResult{StopReason: agent.StopCompleted})
+	}
+}
+
+func TestJSONWarningsGoToStderr(t *testing.T) {
+	var out, errOut bytes.Buffer
+	w := New(Options{Format: FormatJSON, Out: &out, Err: &errOut})
+	w.Handle(agent.Notice{Level: "warn", Text: `MCP server "broken" failed to start`})
+	w.Handle(agent.Notice{Level: "info", Text: "compacted"})
+	w.Handle(agent.TextDelta{Text: "hi"})
+	if out.Len() != 0 || errOut.String() != "hew: MCP server \"broken\" failed to start\n" {
+		t.Fatalf("stdout %q stderr %q", out.String(), errOut.String())
 	}
 }

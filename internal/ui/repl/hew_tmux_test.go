@@ -54,7 +54,7 @@ func TestHewBinaryREPLUnderTmux(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
 	ts.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "50", "-c", proj,
 		"env", "-i", "PATH="+os.Getenv("PATH"), "HOME="+tmp, "TERM=screen", "HEW_HOME="+home, "HEW_MOCK_SCRIPT="+sc,
-		"GOTRACEBACK=all", "sh", "-c", `"$0" --mock 2>"$1"; echo $? > "$2"`, bin, filepath.Join(tmp, "stderr"), ts.exitFile(tmp))
+		"GOTRACEBACK=all", "sh", "-c", `trap : INT; "$0" --mock 2>"$1"; echo $? > "$2"`, bin, filepath.Join(tmp, "stderr"), ts.exitFile(tmp))
 	ts.run("set-option", "-t", "hew", "remain-on-exit", "on")
 	ts.onHang = func() string {
 		pid := strings.TrimSpace(ts.run("display-message", "-p", "-t", "hew", "#{pane_pid}"))

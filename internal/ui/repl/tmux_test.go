@@ -68,9 +68,11 @@ func (ts *tmuxSession) run(args ...string) string {
 }
 
 // exitFile names the file the pane's shell writes the program's exit
-// status to ("prog; echo $? > file"). It is read instead of tmux's pane
-// status, which tmux 3.3 sometimes never collects (the pane's process
-// stays a zombie).
+// status to ("trap : INT; prog; echo $? > file"). It is read instead of
+// tmux's pane status, which tmux 3.3 sometimes never collects (the pane's
+// process stays a zombie). The trap keeps the shell alive through the
+// Ctrl+C the test sends mid-turn (the terminal signals the whole
+// foreground group) without passing an ignored SIGINT on to the program.
 func (ts *tmuxSession) exitFile(dir string) string {
 	ts.exitPath = filepath.Join(dir, "exit-status")
 	return ts.exitPath
@@ -151,7 +153,7 @@ func TestREPLUnderTmux(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
 	ts.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "40",
 		"env", "HEW_REPL_TEST_MAIN=1", "HEW_TEST_HISTORY="+hist, "HOME="+dir,
-		"sh", "-c", `"$0"; echo $? > "$1"`, exe, ts.exitFile(dir))
+		"sh", "-c", `trap : INT; "$0"; echo $? > "$1"`, exe, ts.exitFile(dir))
 	ts.run("set-option", "-t", "hew", "remain-on-exit", "on")
 	ts.waitPrompts(1)
 
