@@ -4,6 +4,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -91,6 +92,16 @@ type RuleEntry struct {
 	Kind   string // allow | ask | deny
 	Rule   string
 	Source string
+	// Pos is "line:col" of the rule in Source, when known.
+	Pos string
+}
+
+// Where is the rule's source with its position, for error messages.
+func (r RuleEntry) Where() string {
+	if r.Pos == "" {
+		return r.Source
+	}
+	return r.Source + ":" + r.Pos
 }
 
 // Defaults for settings that have them.
@@ -174,13 +185,13 @@ func Load(p Paths) (*Settings, error) {
 		}
 		s.Warnings = append(s.Warnings, warns...)
 		s.Files = append(s.Files, l.display)
-		s.merge(f, l.display)
+		s.merge(f, l.display, data)
 	}
 	return s, nil
 }
 
 // merge applies one parsed file on top of s.
-func (s *Settings) merge(f *File, source string) {
+func (s *Settings) merge(f *File, source string, data []byte) {
 	if f.Model != nil {
 		s.Model = *f.Model
 	}
@@ -208,8 +219,18 @@ func (s *Settings) merge(f *File, source string) {
 			kind string
 			list []string
 		}{{"deny", pm.Deny}, {"ask", pm.Ask}, {"allow", pm.Allow}} {
+			from := keyOffset(data, kl.kind)
 			for _, r := range kl.list {
-				s.rules = append(s.rules, RuleEntry{Kind: kl.kind, Rule: r, Source: source})
+				pos := ""
+				if from >= 0 {
+					q, _ := json.Marshal(r)
+					if i := bytes.Index(data[from:], q); i >= 0 {
+						from += i
+						pos = lineCol(data, from)
+						from += len(q)
+					}
+				}
+				s.rules = append(s.rules, RuleEntry{Kind: kl.kind, Rule: r, Source: source, Pos: pos})
 			}
 		}
 	}

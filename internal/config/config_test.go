@@ -173,6 +173,6 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		s := Default()
-		s.merge(file, "f.json")
+		s.merge(file, "f.json", nil)
 	})
 }

@@ -244,20 +244,29 @@ func lineCol(data []byte, off int) string {
 	return fmt.Sprintf("%d:%d", line, col)
 }
 
-// keyPos finds where "key" first appears as an object key.
-func keyPos(data []byte, key string) string {
+// keyOffset is the byte offset where "key" first appears as an object key,
+// or -1.
+func keyOffset(data []byte, key string) int {
 	q, _ := json.Marshal(key)
 	idx := 0
 	for {
 		i := bytes.Index(data[idx:], q)
 		if i < 0 {
-			return "1:1"
+			return -1
 		}
 		j := idx + i + len(q)
 		rest := bytes.TrimLeft(data[j:], " \t\r\n")
 		if len(rest) > 0 && rest[0] == ':' {
-			return lineCol(data, idx+i)
+			return idx + i
 		}
 		idx = j
 	}
+}
+
+// keyPos finds where "key" first appears as an object key.
+func keyPos(data []byte, key string) string {
+	if off := keyOffset(data, key); off >= 0 {
+		return lineCol(data, off)
+	}
+	return "1:1"
 }

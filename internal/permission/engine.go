@@ -81,7 +81,7 @@ func New(o Options) (*Engine, error) {
 	for _, en := range entries {
 		r, err := ParseRule(en.Rule, e.home)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("invalid permission rule %q in %s list (%s): %w", en.Rule, en.Kind, en.Source, err))
+			errs = append(errs, fmt.Errorf("%s: invalid permission rule %q in the %s list: %w", en.Where(), en.Rule, en.Kind, err))
 			continue
 		}
 		r.Kind, r.Source = en.Kind, en.Source

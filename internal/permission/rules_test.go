@@ -66,7 +66,10 @@ func TestInvalidRulesNameTheirSource(t *testing.T) {
 	if err == nil {
 		t.Fatal("invalid rules accepted")
 	}
-	for _, want := range []string{`"Shell(rm)" in deny list (` + filepath.Join(".hew", "settings.json") + `): unknown tool`, `"Bash()" in allow list`, `"WebFetch(x)" in allow list (--allowed-tools)`} {
+	// Each names the file with the rule's line:col (column 27 is the opening quote of "Shell(rm)").
+	for _, want := range []string{filepath.Join(".hew", "settings.json") + `:1:27: invalid permission rule "Shell(rm)" in the deny list: unknown tool`,
+		filepath.Join(".hew", "settings.json") + `:1:51: invalid permission rule "Bash()" in the allow list`,
+		`--allowed-tools: invalid permission rule "WebFetch(x)" in the allow list`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
