@@ -97,6 +97,15 @@ func (sr *scanReader) Read(ctx context.Context, prompt string) (string, error) {
 		}
 		return line, errInterrupt // a line that raced the Ctrl+C is discarded
 	}
+	if sr.echo {
+		// The input is not echoed by a terminal; show it after the prompt so
+		// the answer starts on its own line.
+		if err == nil {
+			_, _ = io.WriteString(sr.s.Out, line+"\n")
+		} else {
+			_, _ = io.WriteString(sr.s.Out, "\n")
+		}
+	}
 	return line, err
 }
 

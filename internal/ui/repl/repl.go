@@ -58,8 +58,11 @@ type Options struct {
 	Streams  *term.Streams
 	Agent    Agent
 	Renderer *render.Renderer
-	// Approver must be the one handed to agent.Config (NewApprover), so
-	// questions and the prompt share the input; nil if approvals never ask.
+	// Approver is the one handed to agent.Config.Approver (NewApprover over
+	// the same Streams), or nil. Run does not call it: questions and the
+	// prompt take turns reading the same Streams input, which keeps either
+	// from stealing the other's lines. It is here so callers wire both in
+	// one place.
 	Approver *Approver
 
 	// Model and Provider name the starting model, for the banner and /status.

@@ -258,3 +258,12 @@ func TestCacheHitRate(t *testing.T) {
 		t.Errorf("rate = %v, want 0.75", got)
 	}
 }
+
+func TestPipedInputEchoedOnTerminalOutput(t *testing.T) {
+	rg := newRig(strings.NewReader("hi\n"))
+	rg.s.OutTTY = true // output to a terminal, input from a pipe
+	Run(context.Background(), rg.opts)
+	if got := rg.out.String(); !strings.Contains(got, "› hi\n") {
+		t.Errorf("prompt and line not echoed: %q", got)
+	}
+}

@@ -133,7 +133,15 @@ func (ts *tmuxSession) waitText(s string) string {
 // waitPrompts waits until the prompt has been drawn n times.
 func (ts *tmuxSession) waitPrompts(n int) {
 	ts.t.Helper()
-	ts.waitScreen(fmt.Sprintf("prompt #%d", n), func(sc string) bool { return strings.Count(sc, "› ") >= n })
+	ts.waitScreen(fmt.Sprintf("prompt #%d", n), func(sc string) bool {
+		count := 0
+		for _, l := range strings.Split(sc, "\n") {
+			if strings.HasPrefix(l, "›") {
+				count++
+			}
+		}
+		return count >= n
+	})
 }
 
 func TestREPLUnderTmux(t *testing.T) {
@@ -181,17 +189,29 @@ func TestREPLUnderTmux(t *testing.T) {
 	ts.waitText(`echo: "again"`)
 	ts.waitPrompts(5)
 
+	// An approval question takes one key; Ctrl+C there means no.
+	ts.keys("ask", "Enter")
+	ts.waitText("Allow run_shell?")
+	ts.keys("C-c")
+	ts.waitText(`approval=no why="the user said no"`)
+	ts.waitPrompts(6)
+	ts.keys("ask", "Enter")
+	ts.waitScreen("a second question", func(sc string) bool { return strings.Count(sc, "Allow run_shell?") == 2 })
+	ts.keys("a")
+	ts.waitText("approval=session")
+	ts.waitPrompts(7)
+
 	// Ctrl+R searches the history; Enter runs the match.
 	ts.keys("C-r", "hel")
 	ts.waitText("hel")
 	ts.keys("Enter")
 	ts.waitScreen("the history match to run again", func(sc string) bool { return strings.Count(sc, `echo: "helloX 世"`) == 2 })
-	ts.waitPrompts(6)
+	ts.waitPrompts(8)
 
 	// Ctrl+C on a typed line discards it; at the empty prompt the first
 	// gives a hint and the second exits.
 	ts.keys("draft", "C-c")
-	ts.waitPrompts(7)
+	ts.waitPrompts(9)
 	ts.keys("C-c")
 	ts.waitText("Press Ctrl+C again to exit")
 	ts.keys("C-c")
