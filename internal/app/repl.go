@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/memory"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/term"
@@ -89,7 +91,11 @@ func (a *cli) runREPL(o *options) int {
 		},
 		Session: func() repl.SessionInfo {
 			st := rt.ctxMgr.Stats()
-			return repl.SessionInfo{ID: rt.rec.ID(), ContextTokens: st.ContextTokens, ContextWindow: st.Window, CacheHitRate: -1}
+			rate := -1.0
+			if st.Requests > 0 {
+				rate = st.HitRate
+			}
+			return repl.SessionInfo{ID: rt.rec.ID(), ContextTokens: st.ContextTokens, ContextWindow: st.Window, CacheHitRate: rate}
 		},
 		ListSessions: func() ([]repl.SessionSummary, error) {
 			list, err := session.List(session.Dir(rt.home, rt.root))
@@ -100,6 +106,7 @@ func (a *cli) runREPL(o *options) int {
 			return out, err
 		},
 		Resume: func(id string) error { return la.resume(ctx, id) },
+		Extras: rt.replExtras(),
 		Banner: banner,
 	})
 }
@@ -216,4 +223,47 @@ func (l *lazyAgent) resume(ctx context.Context, id string) error {
 	l.get().SetHistory(loaded.Messages)
 	l.rt.firstTurn = false
 	return nil
+}
+
+// replExtras backs /skills, /memory, /remember, /goal and /SKILL-NAME.
+func (rt *hewRuntime) replExtras() repl.Extras {
+	store := memory.Open(rt.stateDir)
+	return repl.Extras{
+		Skills: func() []repl.SkillCommand {
+			var out []repl.SkillCommand
+			for _, s := range rt.skills {
+				if s.UserInvocable {
+					out = append(out, repl.SkillCommand{Name: s.Name, Description: s.Description, Source: s.Source})
+				}
+			}
+			return out
+		},
+		SkillPrompt: func(name, args string) (string, bool) {
+			for _, s := range rt.skills {
+				if s.UserInvocable && strings.EqualFold(s.Name, name) {
+					return fmt.Sprintf("Run the %q skill (%s) with arguments: %s\n\n%s", s.Name, s.Path, args, s.Expand(args)), true
+				}
+			}
+			return "", false
+		},
+		Memories: func() ([]string, error) {
+			list, err := store.List()
+			out := make([]string, 0, len(list))
+			for _, m := range list {
+				out = append(out, fmt.Sprintf("%-9s %-30s %s", m.Type, m.Name, m.Description))
+			}
+			return out, err
+		},
+		Remember: func(text string) (string, error) {
+			m, err := store.Add(memory.Memory{Body: text})
+			if err != nil {
+				return "", err
+			}
+			return m.Type + "/" + m.Name + ", used from the next session on", nil
+		},
+		Goal: func(ctx context.Context, cond string) agent.TurnResult {
+			rt.goal = cond
+			return rt.turn(ctx, "Work toward this goal: "+cond, nil)
+		},
+	}
 }

@@ -21,10 +21,6 @@ type command struct {
 // commands lists the slash commands in /help order.
 var commands []command
 
-// unavailable are SPEC commands this build does not have yet; they say so
-// rather than pretend.
-var unavailable = []string{"goal", "loop", "skills", "memory", "remember"}
-
 func init() {
 	commands = []command{
 		{"help", "", "list the commands", (*session).cmdHelp},
@@ -36,6 +32,11 @@ func init() {
 		{"mode", "[MODE]", "show or switch the permission mode", (*session).cmdMode},
 		{"plan", "", "switch to plan mode (read-only until you approve a plan)", (*session).cmdPlan},
 		{"resume", "[ID|N]", "list this directory's sessions, or resume one", (*session).cmdResume},
+		{"goal", "CONDITION", "work until an evaluator judges CONDITION met", (*session).cmdGoal},
+		{"loop", "INTERVAL PROMPT", "run PROMPT now and every INTERVAL (1m–1h) until Ctrl+C", (*session).cmdLoop},
+		{"skills", "", "list skills; run one with /NAME ARGS", (*session).cmdSkills},
+		{"memory", "", "list this project's long-term memory", (*session).cmdMemory},
+		{"remember", "TEXT", "add TEXT to this project's long-term memory", (*session).cmdRemember},
 		{"exit", "", "leave hew (also /quit, Ctrl+D)", (*session).cmdExit},
 	}
 }
@@ -50,11 +51,8 @@ func (ss *session) command(ctx context.Context, name, args string) {
 			return
 		}
 	}
-	for _, u := range unavailable {
-		if u == name {
-			ss.printf("/%s is not available in this build.", name)
-			return
-		}
+	if ss.runSkill(ctx, name, args) {
+		return
 	}
 	ss.r.Println(ss.r.Error(fmt.Sprintf("Unknown command /%s.", name)) + " Type /help for the list (start a message with // to send a leading slash).")
 }
@@ -68,7 +66,11 @@ func (ss *session) cmdHelp(context.Context, string) {
 		}
 		ss.printf("  %-18s %s", use, ss.r.Dim(c.help))
 	}
-	ss.printf("  %s", ss.r.Dim("not in this build: /"+strings.Join(unavailable, ", /")))
+	if ss.opts.Extras.Skills != nil {
+		for _, sk := range ss.opts.Extras.Skills() {
+			ss.printf("  %-18s %s", "/"+sk.Name+" [args]", ss.r.Dim("skill: "+sk.Description))
+		}
+	}
 	ss.r.Println(ss.r.Bold("Keys"))
 	ss.printf("  %-18s %s", "Ctrl+C", ss.r.Dim("stop the running turn; twice at an empty prompt to exit"))
 	if ss.s.InTTY {

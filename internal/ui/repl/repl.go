@@ -80,6 +80,8 @@ type Options struct {
 	// Resume loads a session by id into the agent (SetHistory) and makes it
 	// the one being recorded.
 	Resume func(id string) error
+	// Extras back /skills, /memory, /remember, /goal and /SKILL-NAME.
+	Extras Extras
 	// Banner is printed once at start (e.g. version and working directory).
 	Banner string
 
@@ -238,8 +240,9 @@ func parseCommand(text string) (name, args string, ok bool) {
 }
 
 // turn runs work with a context that Ctrl+C cancels, and waits for it to
-// return: one turn at a time, and the session is consistent afterwards.
-func (ss *session) turn(ctx context.Context, work func(context.Context)) {
+// return: one turn at a time, and the session is consistent afterwards. It
+// reports whether Ctrl+C was pressed.
+func (ss *session) turn(ctx context.Context, work func(context.Context)) (interrupted bool) {
 	drain(ss.ints)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -252,7 +255,7 @@ func (ss *session) turn(ctx context.Context, work func(context.Context)) {
 	for {
 		select {
 		case <-done:
-			return
+			return stopping
 		case <-ss.ints:
 			if stopping {
 				ss.r.Notice("info", "still stopping…")

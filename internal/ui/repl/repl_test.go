@@ -267,3 +267,86 @@ func TestPipedInputEchoedOnTerminalOutput(t *testing.T) {
 		t.Errorf("prompt and line not echoed: %q", got)
 	}
 }
+
+// /skills, /NAME, /remember, /memory and /goal reach their capabilities.
+func TestExtrasCommands(t *testing.T) {
+	script := strings.Join([]string{
+		"/skills", "/review main.go", "/remember use tabs", "/remember", "/memory", "/goal tests pass",
+		"/loop 5m", "/loop dynamic check", "/nosuchskill x", "/exit",
+	}, "\n") + "\n"
+	rg := newRig(strings.NewReader(script))
+	var remembered []string
+	var goals []string
+	rg.opts.Extras = Extras{
+		Skills: func() []SkillCommand {
+			return []SkillCommand{{Name: "review", Description: "review a file", Source: "project"}}
+		},
+		SkillPrompt: func(name, args string) (string, bool) {
+			if name != "review" {
+				return "", false
+			}
+			return "REVIEW " + args, true
+		},
+		Memories: func() ([]string, error) { return remembered, nil },
+		Remember: func(text string) (string, error) {
+			remembered = append(remembered, "project "+text)
+			return "project/x", nil
+		},
+		Goal: func(ctx context.Context, cond string) agent.TurnResult {
+			goals = append(goals, cond)
+			return agent.TurnResult{StopReason: agent.StopGoalMet}
+		},
+	}
+	if code := Run(context.Background(), rg.opts); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	out := rg.out.String()
+	if got := rg.ag.gotPrompts(); !slices.Equal(got, []string{"REVIEW main.go"}) {
+		t.Errorf("prompts = %q", got)
+	}
+	if !slices.Equal(remembered, []string{"project use tabs"}) || !slices.Equal(goals, []string{"tests pass"}) {
+		t.Errorf("remembered %q goals %q", remembered, goals)
+	}
+	for _, want := range []string{"/review", "review a file", "Remembered (project/x).", "Usage: /remember TEXT",
+		"project use tabs", "Goal met.", "Usage: /loop INTERVAL PROMPT", "/loop dynamic is not available", "Unknown command /nosuchskill."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// /loop runs the prompt, then waits; Ctrl+C during the wait stops the loop.
+func TestLoopStopsOnCtrlC(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	rg := newRig(pr)
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), rg.opts) }()
+	go io.WriteString(pw, "/loop 1h tick\n")
+	deadline := time.After(10 * time.Second)
+	for len(rg.ag.gotPrompts()) == 0 {
+		select {
+		case <-deadline:
+			t.Fatal("the loop never ran its prompt")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for !strings.Contains(rg.out.String(), "loop round 1") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rg.ints <- os.Interrupt
+	for !strings.Contains(rg.out.String(), "Loop stopped.") {
+		select {
+		case <-deadline:
+			t.Fatalf("loop did not stop:\n%s", rg.out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	pw.Close()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if got := rg.ag.gotPrompts(); !slices.Equal(got, []string{"tick"}) {
+		t.Fatalf("prompts %q", got)
+	}
+}

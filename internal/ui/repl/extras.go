@@ -1,0 +1,167 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+)
+
+// SkillCommand is a user-invocable skill, runnable as /NAME ARGS.
+type SkillCommand struct {
+	Name, Description, Source string
+}
+
+// Extras are the optional capabilities behind /skills, /memory, /remember,
+// /goal and /NAME. A nil field makes its command say it is not available.
+type Extras struct {
+	// Skills lists the user-invocable skills.
+	Skills func() []SkillCommand
+	// SkillPrompt expands skill name with args into the message to send.
+	SkillPrompt func(name, args string) (string, bool)
+	// Memories lists long-term memory, one line per memory.
+	Memories func() ([]string, error)
+	// Remember stores text in long-term memory and says where.
+	Remember func(text string) (string, error)
+	// Goal works on a task until an evaluator judges cond met (or a limit).
+	Goal func(ctx context.Context, cond string) agent.TurnResult
+}
+
+// Loop bounds for /loop INTERVAL (the seed's 60–3600 s).
+const (
+	minLoopInterval = 60 * time.Second
+	maxLoopInterval = time.Hour
+)
+
+func (ss *session) cmdSkills(context.Context, string) {
+	if ss.opts.Extras.Skills == nil {
+		ss.printf("No skills are available.")
+		return
+	}
+	list := ss.opts.Extras.Skills()
+	if len(list) == 0 {
+		ss.printf("No skills found (.hew/skills, .claude/skills, $HEW_HOME/skills, ~/.claude/skills).")
+		return
+	}
+	for _, s := range list {
+		ss.printf("  /%-16s %s %s", s.Name, s.Description, ss.r.Dim("("+s.Source+")"))
+	}
+}
+
+func (ss *session) cmdMemory(context.Context, string) {
+	if ss.opts.Extras.Memories == nil {
+		ss.printf("/memory is not available in this session.")
+		return
+	}
+	lines, err := ss.opts.Extras.Memories()
+	if err != nil {
+		ss.r.Notice("error", err.Error())
+		return
+	}
+	if len(lines) == 0 {
+		ss.printf("No memories for this project yet. /remember TEXT adds one.")
+		return
+	}
+	for _, l := range lines {
+		ss.printf("  %s", l)
+	}
+}
+
+func (ss *session) cmdRemember(_ context.Context, text string) {
+	if ss.opts.Extras.Remember == nil {
+		ss.printf("/remember is not available in this session.")
+		return
+	}
+	if text == "" {
+		ss.printf("Usage: /remember TEXT")
+		return
+	}
+	where, err := ss.opts.Extras.Remember(text)
+	if err != nil {
+		ss.r.Notice("error", err.Error())
+		return
+	}
+	ss.printf("Remembered (%s).", where)
+}
+
+func (ss *session) cmdGoal(ctx context.Context, cond string) {
+	if ss.opts.Extras.Goal == nil {
+		ss.printf("/goal is not available in this session.")
+		return
+	}
+	if cond == "" {
+		ss.printf("Usage: /goal CONDITION (hew works until an evaluator judges it met)")
+		return
+	}
+	var res agent.TurnResult
+	ss.turn(ctx, func(c context.Context) { res = ss.opts.Extras.Goal(c, cond) })
+	switch res.StopReason {
+	case agent.StopGoalMet:
+		ss.printf("Goal met.")
+	case agent.StopGoalImpossible:
+		ss.r.Notice("warn", "goal judged impossible: "+res.Err)
+	default:
+		msg := "goal stopped: " + string(res.StopReason)
+		if res.Err != "" {
+			msg += ": " + res.Err
+		}
+		ss.r.Notice("warn", msg)
+	}
+}
+
+// cmdLoop runs PROMPT now and again every INTERVAL until Ctrl+C.
+func (ss *session) cmdLoop(ctx context.Context, args string) {
+	spec, prompt, _ := strings.Cut(args, " ")
+	prompt = strings.TrimSpace(prompt)
+	if spec == "dynamic" {
+		ss.printf("/loop dynamic is not available in this build; give an interval, e.g. /loop 5m PROMPT.")
+		return
+	}
+	every, err := time.ParseDuration(spec)
+	if err != nil || prompt == "" {
+		ss.printf("Usage: /loop INTERVAL PROMPT (e.g. /loop 10m check the CI); Ctrl+C stops it.")
+		return
+	}
+	if every < minLoopInterval || every > maxLoopInterval {
+		clamped := min(max(every, minLoopInterval), maxLoopInterval)
+		ss.r.Notice("warn", fmt.Sprintf("interval %s is outside 1m–1h; using %s", every, clamped))
+		every = clamped
+	}
+	for round := 1; ; round++ {
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("loop round %d (every %s; Ctrl+C stops)", round, every)))
+		stopped := false
+		interrupted := ss.turn(ctx, func(c context.Context) {
+			res := ss.ag.Run(c, prompt)
+			stopped = res.StopReason == agent.StopAborted
+		})
+		if interrupted || stopped || ctx.Err() != nil {
+			ss.printf("Loop stopped.")
+			return
+		}
+		select {
+		case <-time.After(every):
+		case <-ss.ints:
+			ss.printf("Loop stopped.")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// runSkill sends /NAME ARGS as the skill's expanded text; false when no
+// user-invocable skill has that name.
+func (ss *session) runSkill(ctx context.Context, name, args string) bool {
+	if ss.opts.Extras.SkillPrompt == nil {
+		return false
+	}
+	text, ok := ss.opts.Extras.SkillPrompt(name, args)
+	if !ok {
+		return false
+	}
+	ss.turn(ctx, func(c context.Context) { ss.ag.Run(c, text) })
+	ss.r.Println("")
+	return true
+}
