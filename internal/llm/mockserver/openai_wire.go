@@ -81,11 +81,8 @@ func (s *Server) handleOpenAI(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(openaiError(529, typ, msg))
 		return "", string(b)
 	}
-	err = streamOpenAI(st, id, req.Model, pl, cs, includeUsage)
-	if err == nil {
-		s.engine.Delivered(pl)
-	}
-	finishStream(err)
+	st.onFinal = func() { s.engine.Delivered(pl) }
+	finishStream(streamOpenAI(st, id, req.Model, pl, cs, includeUsage))
 }
 
 func streamOpenAI(st *streamer, id, model string, pl mock.Plan, cs []llm.Block, includeUsage bool) error {

@@ -30,6 +30,9 @@ type streamer struct {
 	chunks int
 	// errEvent writes the protocol's in-stream error.
 	errEvent func(typ, msg string) (event, data string)
+	// onFinal runs once, just before the stream's terminator is written: the
+	// turn counts as delivered before the client can send its next request.
+	onFinal func()
 }
 
 func newStreamer(w http.ResponseWriter, r *http.Request, pl mock.Plan) *streamer {
@@ -61,6 +64,10 @@ func (st *streamer) send(event string, data any) error {
 		return errCut
 	}
 	s, ok := data.(string)
+	if st.onFinal != nil && (event == "message_stop" || (ok && s == "[DONE]")) {
+		st.onFinal()
+		st.onFinal = nil
+	}
 	if !ok {
 		b, err := json.Marshal(data)
 		if err != nil {
@@ -207,11 +214,8 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(anthropicError(typ, msg))
 		return "error", string(b)
 	}
-	err = streamAnthropic(st, id, req.Model, pl, cs)
-	if err == nil {
-		s.engine.Delivered(pl)
-	}
-	finishStream(err)
+	st.onFinal = func() { s.engine.Delivered(pl) }
+	finishStream(streamAnthropic(st, id, req.Model, pl, cs))
 }
 
 func streamAnthropic(st *streamer, id, model string, pl mock.Plan, cs []llm.Block) error {
