@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/llm"
@@ -37,7 +38,11 @@ func (a *cli) streams() *term.Streams {
 // and subscribes them to the runtime.
 func (a *cli) terminalFrontEnd(rt *hewRuntime) (*term.Streams, *render.Renderer, *repl.Approver) {
 	s := a.streams()
-	r := render.New(s, render.Options{Verbose: rt.o.verbose})
+	bell := time.Duration(0) // the renderer's default
+	if !rt.settings.Bell {
+		bell = -1 // "bell": false in settings
+	}
+	r := render.New(s, render.Options{Verbose: rt.o.verbose, BellAfter: bell})
 	ap := repl.NewApprover(s, r)
 	rt.ask = ap
 	rt.subscribe(r.Emit)

@@ -40,6 +40,9 @@ type Settings struct {
 	// CompactThreshold is the fraction of the window that triggers
 	// auto-compaction (default 0.85).
 	CompactThreshold float64
+	// Bell rings the terminal bell when a long turn ends or a question
+	// waits (default true).
+	Bell bool
 
 	// Warnings lists harmless problems (unknown keys), each naming its file.
 	Warnings []string
@@ -120,6 +123,7 @@ func Default() *Settings {
 		MCPServers:       map[string]MCPServer{},
 		Sandbox:          Sandbox{Enabled: true, Network: false},
 		AutoCompact:      true,
+		Bell:             true,
 		CompactThreshold: DefaultCompactThreshold,
 	}
 }
@@ -203,6 +207,9 @@ func (s *Settings) merge(f *File, source string, data []byte) {
 	}
 	if f.AutoCompact != nil {
 		s.AutoCompact = *f.AutoCompact
+	}
+	if f.Bell != nil {
+		s.Bell = *f.Bell
 	}
 	if f.CompactThreshold != nil {
 		s.CompactThreshold = *f.CompactThreshold

@@ -33,7 +33,8 @@ func TestLoadMergesLayers(t *testing.T) {
   "hooks": {"PostToolUse": [{"command": "echo post", "timeout": 5}]},
   "mcpServers": {"shared": {"command": "project-cmd"}},
   "sandbox": {"network": false},
-  "autoCompact": false
+  "autoCompact": false,
+  "bell": false
 }`)
 	write(t, filepath.Join(proj, ".hew", "settings.local.json"), `{
   "model": "local-model",
@@ -61,6 +62,7 @@ func TestLoadMergesLayers(t *testing.T) {
 		{"sandbox enabled", s.Sandbox.Enabled, true},
 		{"sandbox network (project wins)", s.Sandbox.Network, false},
 		{"autoCompact", s.AutoCompact, false},
+		{"bell", s.Bell, false},
 		{"threshold", s.CompactThreshold, 0.7},
 		{"window", s.ContextWindow, 64000},
 		{"pre hooks", len(s.Hooks.PreToolUse), 1},

@@ -23,6 +23,7 @@ type File struct {
 	ContextWindow    *int                       `json:"contextWindow"`
 	AutoCompact      *bool                      `json:"autoCompact"`
 	CompactThreshold *float64                   `json:"compactThreshold"`
+	Bell             *bool                      `json:"bell"`
 }
 
 type filePermissions struct {
@@ -52,7 +53,7 @@ type fileSandbox struct {
 
 // Known keys per object, for unknown-key warnings.
 var (
-	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "$schema"}
+	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "$schema"}
 	permKeys    = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
 	hookEvents  = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 	hookKeys    = []string{"matcher", "command", "timeout", "type"}
