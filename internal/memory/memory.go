@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hew-dev/hew/internal/fsutil/fscore"
 )
 
 // Types of memory.
@@ -225,20 +227,8 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
+	if err := fscore.WriteFileAtomic(path, data, 0o600); err != nil {
 		return fmt.Errorf("memory: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("memory: write %s: %w", path, errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("memory: write %s: %w", path, err)
 	}
 	return nil
 }
