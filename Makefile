@@ -6,7 +6,7 @@
 
 GO         ?= go
 NPM_PREFIX ?= $(CURDIR)/.cache/npm
-MCP_PKGS   := @modelcontextprotocol/server-filesystem @modelcontextprotocol/server-everything
+MCP_PKGS   := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-everything@2026.8.31
 
 # Tests that need the MCP reference servers find them here (and on PATH).
 export HEW_TEST_NPM_PREFIX := $(NPM_PREFIX)
