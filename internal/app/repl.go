@@ -100,7 +100,15 @@ func (a *cli) runREPL(o *options) int {
 			if st.Requests > 0 {
 				rate = st.HitRate
 			}
-			return repl.SessionInfo{ID: rt.rec.ID(), ContextTokens: st.ContextTokens, ContextWindow: st.Window, CacheHitRate: rate}
+			info := repl.SessionInfo{ID: rt.rec.ID(), ContextTokens: st.ContextTokens, ContextWindow: st.Window, CacheHitRate: rate}
+			for _, m := range rt.mcp.Status() {
+				line := fmt.Sprintf("%s: %s, %d tools", m.Name, m.State, m.Tools)
+				if m.Error != "" {
+					line += " — " + m.Error
+				}
+				info.MCP = append(info.MCP, line)
+			}
+			return info
 		},
 		ListSessions: func() ([]repl.SessionSummary, error) {
 			list, err := session.List(session.Dir(rt.home, rt.root))

@@ -157,7 +157,7 @@ func (ss *session) statusLines() []string {
 	if ss.r.Dim("x") != "x" { // keep columns aligned when the label is styled
 		row = func(k, v string) string { return ss.r.Dim(fmt.Sprintf("%-9s", k)) + " " + v }
 	}
-	return []string{
+	lines := []string{
 		row("session", id),
 		row("model", model),
 		row("mode", string(ss.ag.Mode())),
@@ -168,6 +168,10 @@ func (ss *session) statusLines() []string {
 		row("cache", rateText),
 		row("cost", costText(cost)),
 	}
+	for _, m := range info.MCP {
+		lines = append(lines, row("mcp", m))
+	}
+	return lines
 }
 
 // cacheHitRate is the share of prompt tokens served from the cache, or -1

@@ -41,6 +41,8 @@ type SessionInfo struct {
 	ContextTokens, ContextWindow int
 	// CacheHitRate in [0,1]; negative means "compute it from usage".
 	CacheHitRate float64
+	// MCP is one line per configured MCP server (state, tool count, error).
+	MCP []string
 }
 
 // SessionSummary is one resumable session, as /resume lists it.

@@ -350,3 +350,15 @@ func TestLoopStopsOnCtrlC(t *testing.T) {
 		t.Fatalf("prompts %q", got)
 	}
 }
+
+// /status names each MCP server's state, so a failed server is visible.
+func TestStatusShowsMCPServers(t *testing.T) {
+	rg := newRig(strings.NewReader("/status\n"))
+	rg.opts.Session = func() SessionInfo {
+		return SessionInfo{ID: "s", CacheHitRate: -1, MCP: []string{"db: failed, 0 tools — server crashed 3 times"}}
+	}
+	Run(context.Background(), rg.opts)
+	if out := rg.out.String(); !strings.Contains(out, "db: failed, 0 tools — server crashed 3 times") {
+		t.Fatalf("status:\n%s", out)
+	}
+}
