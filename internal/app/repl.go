@@ -18,6 +18,7 @@ import (
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/ui/render"
 	"github.com/hew-dev/hew/internal/ui/repl"
+	"github.com/hew-dev/hew/internal/wakeup"
 )
 
 // streams describes the standard streams for the terminal front-ends.
@@ -278,5 +279,19 @@ func (rt *hewRuntime) replExtras() repl.Extras {
 			rt.goal = cond
 			return rt.turn(ctx, "Work toward this goal: "+cond, nil)
 		},
+		LoopRound: rt.loopRound,
 	}
+}
+
+// loopRound runs one round of /loop dynamic: schedule_wakeup becomes
+// visible, and whatever wake-up the model asks for decides the next round.
+func (rt *hewRuntime) loopRound(ctx context.Context, prompt string) (time.Duration, string, bool) {
+	rt.registry.Activate(wakeup.Name)
+	rt.wakeup.Begin()
+	res := rt.turn(ctx, prompt+"\n\n(This is one round of a dynamic loop. If the task needs another look later, end the round by calling schedule_wakeup with the delay; if it is done, do not call it.)", nil)
+	w, ok := rt.wakeup.Take()
+	if res.StopReason != agent.StopCompleted {
+		return 0, "", false
+	}
+	return w.Delay, w.Reason, ok
 }

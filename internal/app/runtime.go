@@ -24,6 +24,7 @@ import (
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
+	"github.com/hew-dev/hew/internal/wakeup"
 )
 
 // hewRuntime is one session's assembled parts. build makes the cheap ones;
@@ -49,6 +50,7 @@ type hewRuntime struct {
 	skills   []skills.Skill
 	plans    *plan.Set
 	subagent *subagent.Tool
+	wakeup   *wakeup.Tool
 	ctxMgr   *compact.Manager
 	rec      *recorder
 	resumed  *session.Loaded
@@ -201,6 +203,8 @@ func (rt *hewRuntime) buildTools() error {
 	for _, t := range rt.plans.Tools() {
 		rt.registry.Register(t)
 	}
+	rt.wakeup = &wakeup.Tool{} // deferred: visible once a dynamic /loop starts
+	rt.registry.Register(rt.wakeup)
 	sources, errs := mcp.SettingsSources(rt.home, rt.root)
 	for _, err := range errs {
 		rt.notices = append(rt.notices, err.Error())

@@ -27,6 +27,9 @@ type Extras struct {
 	Remember func(text string) (string, error)
 	// Goal works on a task until an evaluator judges cond met (or a limit).
 	Goal func(ctx context.Context, cond string) agent.TurnResult
+	// LoopRound runs one round of /loop dynamic PROMPT and returns the
+	// wake-up the model scheduled; again is false when it scheduled none.
+	LoopRound func(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool)
 }
 
 // Loop bounds for /loop INTERVAL (the seed's 60–3600 s).
@@ -116,7 +119,7 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 	spec, prompt, _ := strings.Cut(args, " ")
 	prompt = strings.TrimSpace(prompt)
 	if spec == "dynamic" {
-		ss.printf("/loop dynamic is not available in this build; give an interval, e.g. /loop 5m PROMPT.")
+		ss.dynamicLoop(ctx, prompt)
 		return
 	}
 	every, err := time.ParseDuration(spec)
@@ -142,6 +145,43 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 		}
 		select {
 		case <-time.After(every):
+		case <-ss.ints:
+			ss.printf("Loop stopped.")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// dynamicLoop runs PROMPT in rounds; the model schedules each next round
+// with schedule_wakeup, and the loop ends when it schedules none or on Ctrl+C.
+func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
+	if ss.opts.Extras.LoopRound == nil {
+		ss.printf("/loop dynamic is not available in this session; give an interval, e.g. /loop 5m PROMPT.")
+		return
+	}
+	if prompt == "" {
+		ss.printf("Usage: /loop dynamic PROMPT (the model schedules each next round); Ctrl+C stops it.")
+		return
+	}
+	for round := 1; ; round++ {
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("loop round %d (the model schedules the next; Ctrl+C stops)", round)))
+		var wait time.Duration
+		var reason string
+		var again bool
+		interrupted := ss.turn(ctx, func(c context.Context) { wait, reason, again = ss.opts.Extras.LoopRound(c, prompt) })
+		if interrupted || ctx.Err() != nil {
+			ss.printf("Loop stopped.")
+			return
+		}
+		if !again {
+			ss.printf("Loop ended: no next round was scheduled.")
+			return
+		}
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round in %s: %s", wait, reason)))
+		select {
+		case <-time.After(wait):
 		case <-ss.ints:
 			ss.printf("Loop stopped.")
 			return

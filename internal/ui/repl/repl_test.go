@@ -308,7 +308,7 @@ func TestExtrasCommands(t *testing.T) {
 		t.Errorf("remembered %q goals %q", remembered, goals)
 	}
 	for _, want := range []string{"/review", "review a file", "Remembered (project/x).", "Usage: /remember TEXT",
-		"project use tabs", "Goal met.", "Usage: /loop INTERVAL PROMPT", "/loop dynamic is not available", "Unknown command /nosuchskill."} {
+		"project use tabs", "Goal met.", "Usage: /loop INTERVAL PROMPT", "/loop dynamic is not available in this session", "Unknown command /nosuchskill."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -360,5 +360,24 @@ func TestStatusShowsMCPServers(t *testing.T) {
 	Run(context.Background(), rg.opts)
 	if out := rg.out.String(); !strings.Contains(out, "db: failed, 0 tools — server crashed 3 times") {
 		t.Fatalf("status:\n%s", out)
+	}
+}
+
+// /loop dynamic runs rounds while the model schedules wake-ups, and ends
+// when a round schedules none.
+func TestDynamicLoopEndsWithoutWakeup(t *testing.T) {
+	rg := newRig(strings.NewReader("/loop dynamic watch the deploy\n"))
+	rounds := 0
+	rg.opts.Extras.LoopRound = func(ctx context.Context, prompt string) (time.Duration, string, bool) {
+		rounds++
+		if prompt != "watch the deploy" {
+			t.Errorf("prompt %q", prompt)
+		}
+		return time.Millisecond, "deploy still running", rounds < 3
+	}
+	Run(context.Background(), rg.opts)
+	out := rg.out.String()
+	if rounds != 3 || strings.Count(out, "next round in 1ms: deploy still running") != 2 || !strings.Contains(out, "Loop ended: no next round was scheduled.") {
+		t.Fatalf("rounds %d:\n%s", rounds, out)
 	}
 }
