@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/llm"
@@ -419,5 +420,18 @@ func TestAddUsageCountsTowardBudget(t *testing.T) {
 	res := h.a.Run(context.Background(), "hi")
 	if res.StopReason != StopMaxBudget || len(p.Requests()) != 0 {
 		t.Fatalf("result %+v, %d requests", res, len(p.Requests()))
+	}
+}
+
+func TestReceiptSummary(t *testing.T) {
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	r := &Receipt{Decision: "allow", DecidedBy: "rule:allow run_shell(go test*)", Start: start, End: start.Add(1500 * time.Millisecond),
+		ResultBytes: 40000, StoredAt: "/h/tool-results/t1.txt"}
+	want := "allow by rule:allow run_shell(go test*) · 1.5s · 40000 bytes · full result: /h/tool-results/t1.txt"
+	if got := r.Summary(); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := (&Receipt{ResultBytes: 3}).Summary(); got != "3 bytes" {
+		t.Fatalf("bare receipt: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -29,6 +30,30 @@ type Receipt struct {
 	StoredAt string `json:"stored_at,omitempty"`
 	// Panic holds the recovered panic value when the tool crashed.
 	Panic string `json:"panic,omitempty"`
+}
+
+// Summary is the receipt as one line for --verbose: the decision and who
+// made it, the time taken, the full result's size and where it is stored.
+func (r *Receipt) Summary() string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	if r.Decision != "" {
+		d := r.Decision
+		if r.DecidedBy != "" {
+			d += " by " + r.DecidedBy
+		}
+		parts = append(parts, d)
+	}
+	if !r.End.IsZero() && !r.Start.IsZero() {
+		parts = append(parts, r.End.Sub(r.Start).Round(time.Millisecond).String())
+	}
+	parts = append(parts, fmt.Sprintf("%d bytes", r.ResultBytes))
+	if r.StoredAt != "" {
+		parts = append(parts, "full result: "+r.StoredAt)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // receiptValueLimit is how many characters of one input string a receipt keeps.

@@ -425,11 +425,10 @@ func resultLines(e agent.ToolFinished, verbose bool) string {
 		head = "  ⎿ error: "
 	}
 	if len(lines) == 0 {
-		b.WriteString(head + "(no output)")
+		b.WriteString(head + "(no output)\n")
 		if verbose {
-			fmt.Fprintf(&b, " [%s]", e.Elapsed.Round(1e6))
+			b.WriteString(receiptLine(e))
 		}
-		b.WriteString("\n")
 		return b.String()
 	}
 	limit := 5
@@ -448,9 +447,17 @@ func resultLines(e agent.ToolFinished, verbose bool) string {
 		b.WriteString(prefix + l + "\n")
 	}
 	if verbose {
-		fmt.Fprintf(&b, "    [%s]\n", e.Elapsed.Round(1e6))
+		b.WriteString(receiptLine(e))
 	}
 	return b.String()
+}
+
+// receiptLine is the --verbose line under a tool result.
+func receiptLine(e agent.ToolFinished) string {
+	if e.Receipt != nil {
+		return "    [" + e.Receipt.Summary() + "]\n"
+	}
+	return fmt.Sprintf("    [%s]\n", e.Elapsed.Round(1e6))
 }
 
 func usageLine(r agent.TurnResult) string {

@@ -77,8 +77,12 @@ func (r *Renderer) toolFinished(ev agent.ToolFinished) {
 			}
 		}
 	}
-	if r.opts.Verbose && ev.Elapsed > 0 {
-		body = append(body, r.st.dim("took "+FormatDuration(ev.Elapsed.Round(time.Millisecond))))
+	if r.opts.Verbose {
+		if ev.Receipt != nil {
+			body = append(body, r.st.dim(ev.Receipt.Summary()))
+		} else if ev.Elapsed > 0 {
+			body = append(body, r.st.dim("took "+FormatDuration(ev.Elapsed.Round(time.Millisecond))))
+		}
 	}
 	for i, l := range body {
 		prefix := resultRest
