@@ -21,30 +21,32 @@ build:
 
 test: deps vet race cross
 
-# deps installs ripgrep and tmux (apt-get, when missing and running as root)
+# deps installs ripgrep, tmux and git (apt-get, when missing and running as root)
 # and the MCP reference servers (npm, into $(NPM_PREFIX)). Without them the
-# tests that need them are skipped, saying why.
+# tests that need them are skipped, saying why (under CI, where CI=true, they
+# fail instead: a broken install step must not pass as a green run).
 deps:
 	@missing=""; \
 	command -v rg >/dev/null 2>&1 || missing="$$missing ripgrep"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing$$missing"; \
 			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
-				|| echo "note: apt-get could not install$$missing; tests that need them are skipped"; \
+				|| echo "note: apt-get could not install$$missing; tests that need them are skipped (they fail when CI is set)"; \
 		else \
-			echo "note: install$$missing for the full test suite (tests that need them are skipped)"; \
+			echo "note: install$$missing for the full test suite (tests that need them are skipped; they fail when CI is set)"; \
 		fi; \
 	fi
 	@if command -v npm >/dev/null 2>&1; then \
 		if [ ! -x "$(NPM_PREFIX)/node_modules/.bin/mcp-server-filesystem" ] || [ ! -x "$(NPM_PREFIX)/node_modules/.bin/mcp-server-everything" ]; then \
 			echo "installing $(MCP_PKGS) into $(NPM_PREFIX)"; \
 			{ mkdir -p "$(NPM_PREFIX)" && npm install --prefix "$(NPM_PREFIX)" --no-audit --no-fund --loglevel=error $(MCP_PKGS); } \
-				|| echo "note: npm install failed; the MCP server tests are skipped"; \
+				|| echo "note: npm install failed; the MCP server tests are skipped (they fail when CI is set)"; \
 		fi; \
 	else \
-		echo "note: npm not found; the MCP server tests are skipped"; \
+		echo "note: npm not found; the MCP server tests are skipped (they fail when CI is set)"; \
 	fi
 
 vet:

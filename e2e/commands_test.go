@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/session"
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // hew permissions check decides with this directory's settings, as a session would.
@@ -188,7 +189,7 @@ func TestSandboxConfinesShellWrites(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, false)
 	if d := s.run(nil, "doctor", "--mock"); !strings.Contains(d.stdout, "sandbox: available") {
-		t.Skipf("no Landlock here:\n%s", d.stdout)
+		testenv.Missing(t, "Landlock (hew doctor: "+d.stdout+")")
 	}
 	// The temp directory is writable in the sandbox; give hew its own so
 	// that HOME (also under the test's temp directory) is outside.

@@ -5,40 +5,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // hewBin is the binary under test, built once by TestMain.
 var hewBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hew-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hewBin = filepath.Join(dir, "hew")
-	args := []string{"build", "-o", hewBin}
-	if raceBuild {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "github.com/hew-dev/hew/cmd/hew")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building hew:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.MainWithHew(m, &hewBin, raceBuild)) }
 
 // sandbox is one test's world: a project directory (a git repo when asked),
 // a HEW_HOME and a HOME of its own, and an environment without any key.
@@ -71,9 +51,7 @@ func newSandbox(t *testing.T, gitRepo bool) *sandbox {
 	}
 	s.env = append(s.env, "HEW_HOME="+s.home, "HOME="+s.user, "NO_COLOR=1")
 	if gitRepo {
-		if _, err := exec.LookPath("git"); err != nil {
-			t.Skip("git not on PATH")
-		}
+		testenv.Tool(t, "git")
 		s.git("init", "-q")
 		s.git("config", "user.email", "e2e@example.invalid")
 		s.git("config", "user.name", "e2e")

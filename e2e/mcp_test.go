@@ -4,32 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // everythingServer locates the npm-installed MCP reference server (make test
 // installs it into HEW_TEST_NPM_PREFIX, default <repo>/.cache/npm).
 func everythingServer(t *testing.T) (node, script string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
+	node = testenv.Tool(t, "node")
 	prefix := os.Getenv("HEW_TEST_NPM_PREFIX")
 	if prefix == "" {
 		wd, _ := os.Getwd()
 		prefix = filepath.Join(filepath.Dir(wd), ".cache", "npm")
 	}
 	script = filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("server-everything is not installed (%v); run make deps", err)
-	}
+	testenv.File(t, script, "server-everything; run make deps")
 	return node, script
 }
 

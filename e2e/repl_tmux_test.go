@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/session"
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // tmuxSession drives a program in a detached tmux pane.
@@ -23,9 +24,7 @@ type tmuxSession struct {
 
 func startTmux(t *testing.T, dir string, env []string, command string) *tmuxSession {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not on PATH")
-	}
+	testenv.Tool(t, "tmux")
 	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-e2e-%d", os.Getpid()), name: "repl"}
 	var exports strings.Builder
 	for _, kv := range env {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,9 +21,6 @@ import (
 // "interrupted", the history stays valid and the next turn completes.
 func TestKillMidToolThenContinue(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("SIGKILL and process groups are POSIX")
-	}
 	s := newSandbox(t, false)
 	pidFile := filepath.Join(filepath.Dir(s.proj), "shell.pid")
 	slow := s.scenario("slow.json", `{"turns": [

@@ -18,29 +18,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // hewBin is the binary under test, built once by TestMain.
 var hewBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hew-spec-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hewBin = filepath.Join(dir, "hew")
-	build := exec.Command("go", "build", "-o", hewBin, "github.com/hew-dev/hew/cmd/hew")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building hew:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.MainWithHew(m, &hewBin, false)) }
 
 // world is one test's surroundings: a project directory, its own HEW_HOME
 // and HOME, and an environment stripped of every provider variable so that

@@ -3,10 +3,11 @@ package spec
 import (
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // Settings "sandbox" (SPEC section 3; issue 5): run_shell may write inside
@@ -14,9 +15,7 @@ import (
 // network unless sandbox.network is true. Where the sandbox is not
 // available, hew says so visibly instead.
 func TestSandbox(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not on PATH")
-	}
+	testenv.Tool(t, "bash")
 	w := newWorld(t)
 	tmp := filepath.Join(filepath.Dir(w.proj), "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {

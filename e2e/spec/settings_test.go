@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // SPEC section 3, settings shape: hooks (PreToolUse blocks, PostToolUse
 // sees the result), each hook gets a JSON payload on stdin.
 func TestHooksFromSettings(t *testing.T) {
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh")
-	}
+	testenv.File(t, "/bin/sh", "a POSIX shell")
 	w := newWorld(t)
 	w.write("f.txt", "hook-visible\n")
 	w.write(".hew/settings.json", `{"hooks":{
@@ -97,9 +97,7 @@ func TestSettingsModel(t *testing.T) {
 // PreToolUse hooks fail closed (garbage, timeout, crash block the call)
 // and may rewrite the input (issue 5 §10).
 func TestPreToolUseHookOutcomes(t *testing.T) {
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh")
-	}
+	testenv.File(t, "/bin/sh", "a POSIX shell")
 	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"run_shell","input":{"command":"echo original > ran.txt"}}]},{"text":"end"}]}`
 	for _, c := range []struct {
 		name, hook string

@@ -16,14 +16,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // SIGINT during a run: the run ends with stop_reason aborted and exit 130,
 // the running shell command is killed, and the result line is still written.
 func TestInterruptExit130(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not on PATH")
-	}
+	testenv.Tool(t, "bash")
 	w := newWorld(t)
 	sc := `{"turns":[{"text":"waiting","tool_calls":[{"name":"run_shell","input":{"command":"echo $$ > shell.pid; exec sleep 30"}}]},{"text":"done"}]}`
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -118,9 +118,7 @@ func procfs() bool { _, err := os.Stat("/proc/self/stat"); return err == nil }
 // kill -9 mid-tool: the session file still resumes, and the dangling tool
 // call is answered before the history is sent again (SPEC section 3).
 func TestResumeAfterKill9(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not on PATH")
-	}
+	testenv.Tool(t, "bash")
 	w := newWorld(t)
 	sc := `{"turns":[{"text":"marker-before-kill","tool_calls":[{"name":"run_shell","input":{"command":"echo $$ > shell.pid; exec sleep 30"}}]},{"text":"never"}]}`
 	cmd := exec.Command(hewBin, "-p", "--mock", "--yolo", "--output-format", "stream-json", "go")

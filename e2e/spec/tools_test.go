@@ -5,11 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // specTools is SPEC section 4's required input fields; the optional ones
@@ -337,9 +338,7 @@ func TestEditFallbackAndIdempotence(t *testing.T) {
 // hold the call, the exit code is reported, a timeout kills the command,
 // and the working directory is the project root (issue 3 §10).
 func TestRunShellBehaviour(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not on PATH")
-	}
+	testenv.Tool(t, "bash")
 	w := newWorld(t)
 	sc := `{"turns":[{"text":"t","tool_calls":[
 	  {"name":"run_shell","input":{"command":"cat; echo after-cat"}},

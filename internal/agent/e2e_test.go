@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/hew-dev/hew/internal/llm/mock"
 	"github.com/hew-dev/hew/internal/llm/scenario"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/testenv"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -199,9 +199,7 @@ func TestE2ETwoReadsInParallelAndWriteBarrier(t *testing.T) {
 }
 
 func TestE2EHugeOutputPersistedAndReadBack(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not on PATH")
-	}
+	testenv.Tool(t, "bash")
 	x := newE2E(t, nil, `{"turns": []}`, permission.ModeBypass, nil)
 	path := tools.ToolResultPath(x.state, "big1")
 	sc := `{"turns": [
@@ -270,9 +268,7 @@ func TestE2EEditAfterExternalChangeRejected(t *testing.T) {
 // without a question, the danger analysis asks about rmdir and the user
 // says no; the directory survives and both denials are reported.
 func TestSeedCheckpoint(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not on PATH")
-	}
+	testenv.Tool(t, "bash")
 	x := newE2E(t, map[string]string{
 		".hew/settings.json": `{"permissions": {"deny": ["run_shell(rm -rf*)"]}}`,
 		"demo/keep.txt":      "important\n",

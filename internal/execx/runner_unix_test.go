@@ -6,27 +6,18 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hew-dev/hew/internal/testenv"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
-func needUnix(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shell semantics")
-	}
-}
-
 func TestRunnerBasics(t *testing.T) {
-	needUnix(t)
 	dir := t.TempDir()
 	real, _ := filepath.EvalSymlinks(dir)
 	cases := []struct {
@@ -82,7 +73,6 @@ func waitGone(t *testing.T, pid int) bool {
 }
 
 func TestTimeoutKillsWholeGroup(t *testing.T) {
-	needUnix(t)
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	// The child ignores SIGTERM, so only the SIGKILL escalation can end it.
@@ -109,7 +99,6 @@ func TestTimeoutKillsWholeGroup(t *testing.T) {
 }
 
 func TestBackgroundProcessDoesNotBlock(t *testing.T) {
-	needUnix(t)
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	// The background sleep inherits the output pipe; a runner that waits for
@@ -131,7 +120,6 @@ func TestBackgroundProcessDoesNotBlock(t *testing.T) {
 }
 
 func TestCancelKillsGroup(t *testing.T) {
-	needUnix(t)
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -157,7 +145,6 @@ func TestCancelKillsGroup(t *testing.T) {
 }
 
 func TestOutputCappedHeadAndTail(t *testing.T) {
-	needUnix(t)
 	cmd := `echo BEGIN; i=0; while [ $i -lt 2000 ]; do echo "line $i xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"; i=$((i+1)); done; echo END`
 	res, err := (&Runner{}).Run(context.Background(), tools.ShellRequest{Command: cmd, Dir: t.TempDir(), MaxOutput: 2000})
 	if err != nil {
@@ -175,7 +162,6 @@ func TestOutputCappedHeadAndTail(t *testing.T) {
 }
 
 func TestWrapRewritesArgv(t *testing.T) {
-	needUnix(t)
 	var seen []string
 	r := &Runner{Wrap: func(argv []string) ([]string, error) {
 		seen = argv
@@ -198,9 +184,6 @@ func TestWrapRewritesArgv(t *testing.T) {
 }
 
 func BenchmarkRunTrue(b *testing.B) {
-	if runtime.GOOS == "windows" {
-		b.Skip("POSIX shell")
-	}
 	r := &Runner{}
 	dir := b.TempDir()
 	b.ReportAllocs()
@@ -212,10 +195,7 @@ func BenchmarkRunTrue(b *testing.B) {
 }
 
 func TestFallsBackToShWithoutBash(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testenv.Tool(t, "sh")
 	bin := t.TempDir()
 	if err := os.Symlink(sh, filepath.Join(bin, "sh")); err != nil {
 		t.Fatal(err)

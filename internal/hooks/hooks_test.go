@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,13 +11,12 @@ import (
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 func needSh(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("sh not installed")
-	}
+	testenv.Tool(t, "sh")
 }
 
 // script writes an executable shell script into dir and returns its path.

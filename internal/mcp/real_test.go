@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hew-dev/hew/internal/testenv"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -21,10 +21,7 @@ const npmInstallHint = "npm install --prefix $HEW_TEST_NPM_PREFIX @modelcontextp
 // skipping the test when node or the package is missing.
 func realServer(t *testing.T, pkg string) (node, script string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed; real MCP server tests need it")
-	}
+	node = testenv.Tool(t, "node")
 	prefix := os.Getenv("HEW_TEST_NPM_PREFIX")
 	if prefix == "" {
 		dir, _ := os.Getwd()
@@ -37,9 +34,7 @@ func realServer(t *testing.T, pkg string) (node, script string) {
 		prefix = filepath.Join(dir, ".cache", "npm")
 	}
 	script = filepath.Join(prefix, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("%s is not installed (%v); run: %s", pkg, err, npmInstallHint)
-	}
+	testenv.File(t, script, pkg+"; run: "+npmInstallHint)
 	return node, script
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 const helperEnv = "HEW_SANDBOX_TEST_HELPER"
@@ -77,11 +79,9 @@ func setup(t *testing.T) env {
 		t.Skip("Landlock is Linux-only")
 	}
 	if ok, why := Available(); !ok {
-		t.Skip(why)
+		testenv.Missing(t, "Landlock: "+why)
 	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
+	testenv.Tool(t, "bash")
 	base := t.TempDir()
 	e := env{root: filepath.Join(base, "proj"), outside: filepath.Join(base, "outside"), tmp: filepath.Join(base, "tmp")}
 	for _, d := range []string{e.root, e.outside, e.tmp} {
@@ -161,7 +161,7 @@ func TestSandboxNetwork(t *testing.T) {
 	e := setup(t)
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
-		t.Skip("no loopback TCP: ", err)
+		testenv.Missing(t, "loopback TCP: "+err.Error())
 	}
 	defer ln.Close()
 	go func() {
@@ -177,7 +177,7 @@ func TestSandboxNetwork(t *testing.T) {
 	connect := "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(port) + " && echo connected"
 	out, _ := sandboxed(t, Policy{Root: e.root, TempDir: e.tmp, Home: "-", Network: true}, e.root, connect)
 	if !strings.Contains(out, "connected") {
-		t.Skipf("bash cannot open /dev/tcp here: %s", out)
+		testenv.Missing(t, "a bash that opens /dev/tcp (got: "+out+")")
 	}
 	out, code := sandboxed(t, Policy{Root: e.root, TempDir: e.tmp, Home: "-"}, e.root, connect)
 	if code == 0 || strings.Contains(out, "connected") {

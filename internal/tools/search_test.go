@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // searchTree builds a small project with ignored files and varied mtimes.
@@ -108,9 +110,7 @@ func backends(t *testing.T, f func(t *testing.T)) {
 	for _, b := range []string{"builtin", "rg"} {
 		t.Run(b, func(t *testing.T) {
 			if b == "rg" {
-				if _, err := exec.LookPath("rg"); err != nil {
-					t.Skip("ripgrep not installed")
-				}
+				testenv.Tool(t, "rg")
 			}
 			old := GrepBackend
 			GrepBackend = b

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 // scenario for the real binary: a slowly streamed answer (interrupted), a
@@ -27,13 +29,11 @@ const tmuxScenario = `{"turns": [
 // Ctrl+C mid-turn, the prompt returns, the session goes on, an approval is
 // answered with one key, /exit exits 0.
 func TestHewBinaryREPLUnderTmux(t *testing.T) {
-	for _, tool := range []string{"tmux", "go", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
 	if runtime.GOOS == "windows" {
 		t.Skip("no tmux on windows")
+	}
+	for _, tool := range []string{"tmux", "go", "git"} {
+		testenv.Tool(t, tool)
 	}
 	bin := buildHew(t)
 	tmp := t.TempDir()
@@ -100,26 +100,16 @@ func TestHewBinaryREPLUnderTmux(t *testing.T) {
 }
 
 var (
-	buildOnce sync.Once
-	builtDir  string // removed by TestMain
-	builtBin  string
-	buildErr  error
+	buildOnce    sync.Once
+	builtBin     string
+	builtCleanup func() // run by TestMain
+	buildErr     error
 )
 
 // buildHew builds ./cmd/hew once per test binary run.
 func buildHew(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		builtDir, buildErr = os.MkdirTemp("", "hew-repl-test-")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(builtDir, "hew")
-		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/hew-dev/hew/cmd/hew").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building cmd/hew: %w\n%s", err, out)
-		}
-	})
+	buildOnce.Do(func() { builtBin, builtCleanup, buildErr = testenv.BuildHew(false) })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}

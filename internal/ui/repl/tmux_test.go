@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/term"
+	"github.com/hew-dev/hew/internal/testenv"
 	"github.com/hew-dev/hew/internal/ui/render"
 )
 
@@ -22,8 +23,8 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeMain())
 	}
 	code := m.Run()
-	if builtDir != "" {
-		_ = os.RemoveAll(builtDir)
+	if builtCleanup != nil {
+		builtCleanup()
 	}
 	os.Exit(code)
 }
@@ -145,12 +146,10 @@ func (ts *tmuxSession) waitPrompts(n int) {
 }
 
 func TestREPLUnderTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
 	if runtime.GOOS == "windows" {
 		t.Skip("no tmux on windows")
 	}
+	testenv.Tool(t, "tmux")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
