@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/execx"
 	"github.com/hew-dev/hew/internal/hooks"
 	"github.com/hew-dev/hew/internal/llm"
@@ -67,7 +68,7 @@ func (rt *hewRuntime) wireBrakes() error {
 		Root:    rt.root,
 		Extra:   rt.env.AdditionalDirs,
 		Home:    rt.homeDir,
-		Network: rt.settings.Sandbox.Network,
+		Network: rt.settings.Sandbox.Network == config.NetworkAll,
 	}, rt.settings.Sandbox.Enabled)
 	rt.env.Shell = &execx.Runner{Wrap: wrap, SandboxNote: warning}
 	if warning != "" {

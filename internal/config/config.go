@@ -86,8 +86,20 @@ type MCPServer struct {
 // Sandbox is the "sandbox" object.
 type Sandbox struct {
 	Enabled bool
-	Network bool
+	// Network is one of NetworkOff, NetworkAll, NetworkAllowlist.
+	Network string
+	// AllowedDomains and DeniedDomains are domain patterns ("host",
+	// "*.example.com") for the allowlist proxy, concatenated over layers.
+	AllowedDomains []string
+	DeniedDomains  []string
 }
+
+// sandbox.network values (SPEC section 3): false, true or "allowlist".
+const (
+	NetworkOff       = "false"
+	NetworkAll       = "true"
+	NetworkAllowlist = "allowlist"
+)
 
 // RuleEntry is one permission rule with the list it belongs to and the file
 // it came from, so decisions can name both.
@@ -121,7 +133,7 @@ func Default() *Settings {
 	return &Settings{
 		Permissions:      Permissions{DefaultMode: DefaultMode},
 		MCPServers:       map[string]MCPServer{},
-		Sandbox:          Sandbox{Enabled: true, Network: false},
+		Sandbox:          Sandbox{Enabled: true, Network: NetworkAllowlist},
 		AutoCompact:      true,
 		Bell:             true,
 		CompactThreshold: DefaultCompactThreshold,
@@ -272,8 +284,10 @@ func (s *Settings) merge(f *File, source string, data []byte) {
 		if sb.Enabled != nil {
 			s.Sandbox.Enabled = *sb.Enabled
 		}
-		if sb.Network != nil {
-			s.Sandbox.Network = *sb.Network
+		if mode, ok := networkMode(sb.Network); ok {
+			s.Sandbox.Network = mode
 		}
+		s.Sandbox.AllowedDomains = append(s.Sandbox.AllowedDomains, sb.AllowedDomains...)
+		s.Sandbox.DeniedDomains = append(s.Sandbox.DeniedDomains, sb.DeniedDomains...)
 	}
 }

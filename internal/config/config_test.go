@@ -24,7 +24,7 @@ func TestLoadMergesLayers(t *testing.T) {
   "permissions": {"allow": ["read_file"], "deny": ["run_shell(rm -rf*)"], "additionalDirectories": ["/u"]},
   "hooks": {"PreToolUse": [{"matcher": "run_shell", "command": "echo user"}]},
   "mcpServers": {"shared": {"command": "user-cmd"}, "mine": {"command": "u"}},
-  "sandbox": {"enabled": true, "network": true},
+  "sandbox": {"enabled": true, "network": true, "allowedDomains": ["example.com"], "deniedDomains": ["bad.example"]},
   "compactThreshold": 0.7
 }`)
 	write(t, filepath.Join(proj, ".hew", "settings.json"), `{
@@ -32,7 +32,7 @@ func TestLoadMergesLayers(t *testing.T) {
   "permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(git log:*)"], "additionalDirectories": ["/p"]},
   "hooks": {"PostToolUse": [{"command": "echo post", "timeout": 5}]},
   "mcpServers": {"shared": {"command": "project-cmd"}},
-  "sandbox": {"network": false},
+  "sandbox": {"network": false, "allowedDomains": ["*.corp.example"]},
   "autoCompact": false,
   "bell": false
 }`)
@@ -60,7 +60,9 @@ func TestLoadMergesLayers(t *testing.T) {
 		{"mcp source", s.MCPServers["shared"].Source, filepath.Join(".hew", "settings.json")},
 		{"mcp user kept", s.MCPServers["mine"].Source, filepath.Join(home, "settings.json")},
 		{"sandbox enabled", s.Sandbox.Enabled, true},
-		{"sandbox network (project wins)", s.Sandbox.Network, false},
+		{"sandbox network (project wins)", s.Sandbox.Network, NetworkOff},
+		{"sandbox domains concatenated", strings.Join(s.Sandbox.AllowedDomains, "|"), "example.com|*.corp.example"},
+		{"sandbox denied", strings.Join(s.Sandbox.DeniedDomains, "|"), "bad.example"},
 		{"autoCompact", s.AutoCompact, false},
 		{"bell", s.Bell, false},
 		{"threshold", s.CompactThreshold, 0.7},
@@ -93,7 +95,7 @@ func TestLoadDefaultsWithoutFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.AutoCompact || s.CompactThreshold != 0.85 || !s.Sandbox.Enabled || s.Sandbox.Network || s.Permissions.DefaultMode != "default" {
+	if !s.AutoCompact || s.CompactThreshold != 0.85 || !s.Sandbox.Enabled || s.Sandbox.Network != NetworkAllowlist || s.Permissions.DefaultMode != "default" {
 		t.Errorf("defaults wrong: %+v", s)
 	}
 }
@@ -107,6 +109,9 @@ func TestLoadErrors(t *testing.T) {
 		{"trailing comma", "{\"model\": \"x\",}", []string{"1:", "invalid JSON"}},
 		{"wrong type list", "{\n \"permissions\": {\"allow\": \"read_file\"}\n}", []string{":2:", "permissions.allow", "array of strings", "string"}},
 		{"wrong type bool", `{"sandbox": {"enabled": "yes"}}`, []string{"sandbox.enabled", "true or false"}},
+		{"bad network", "{\"sandbox\": {\n \"network\": \"some\"}}", []string{":2:2", "sandbox.network", `"allowlist"`, `"some"`}},
+		{"bad domain", `{"sandbox": {"allowedDomains": ["ex ample.com"]}}`, []string{"sandbox.allowedDomains", "ex ample.com"}},
+		{"bad wildcard", `{"sandbox": {"deniedDomains": ["a.*.com"]}}`, []string{"sandbox.deniedDomains", "leading"}},
 		{"wrong type number", `{"contextWindow": "big"}`, []string{"contextWindow", "a number"}},
 		{"bad mode", "{\"permissions\": {\n \"defaultMode\": \"yolo\"}}", []string{":2:2", "defaultMode", "yolo"}},
 		{"hook no command", `{"hooks": {"PreToolUse": [{"matcher": "x"}]}}`, []string{"PreToolUse[0]", "command"}},

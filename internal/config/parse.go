@@ -47,8 +47,24 @@ type fileHook struct {
 }
 
 type fileSandbox struct {
-	Enabled *bool `json:"enabled"`
-	Network *bool `json:"network"`
+	Enabled        *bool           `json:"enabled"`
+	Network        json.RawMessage `json:"network"`
+	AllowedDomains []string        `json:"allowedDomains"`
+	DeniedDomains  []string        `json:"deniedDomains"`
+}
+
+// networkMode reads sandbox.network: false, true or "allowlist"; ok is
+// false when the key is absent or invalid.
+func networkMode(raw json.RawMessage) (string, bool) {
+	switch strings.TrimSpace(string(raw)) {
+	case "false":
+		return NetworkOff, true
+	case "true":
+		return NetworkAll, true
+	case `"allowlist"`:
+		return NetworkAllowlist, true
+	}
+	return "", false
 }
 
 // Known keys per object, for unknown-key warnings.
@@ -57,7 +73,7 @@ var (
 	permKeys    = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
 	hookEvents  = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 	hookKeys    = []string{"matcher", "command", "timeout", "type"}
-	sandboxKeys = []string{"enabled", "network"}
+	sandboxKeys = []string{"enabled", "network", "allowedDomains", "deniedDomains"}
 )
 
 // Parse decodes one settings file. name is how messages refer to the file.
@@ -170,11 +186,47 @@ func validate(f *File, data []byte, name string) error {
 			return at(n, "mcpServers.%s must be an object", n)
 		}
 	}
+	if sb := f.Sandbox; sb != nil {
+		if len(sb.Network) > 0 && string(sb.Network) != "null" {
+			if _, ok := networkMode(sb.Network); !ok {
+				return at("network", `sandbox.network must be false, true or "allowlist", got %s`, sb.Network)
+			}
+		}
+		for _, list := range []struct {
+			key     string
+			domains []string
+		}{{"allowedDomains", sb.AllowedDomains}, {"deniedDomains", sb.DeniedDomains}} {
+			for _, d := range list.domains {
+				if err := CheckDomainPattern(d); err != nil {
+					return at(list.key, "sandbox.%s: %v", list.key, err)
+				}
+			}
+		}
+	}
 	if f.ContextWindow != nil && *f.ContextWindow < 0 {
 		return at("contextWindow", "contextWindow must not be negative")
 	}
 	if f.CompactThreshold != nil && (*f.CompactThreshold <= 0 || *f.CompactThreshold > 1) {
 		return at("compactThreshold", "compactThreshold must be in (0, 1], got %v", *f.CompactThreshold)
+	}
+	return nil
+}
+
+// CheckDomainPattern reports whether d is a usable sandbox domain pattern:
+// a host name, "*." followed by one, or an IP address. (The proxy matches
+// them; the check lives here so a bad pattern is a settings error.)
+func CheckDomainPattern(d string) error {
+	host := strings.TrimPrefix(d, "*.")
+	if host == "" || strings.TrimSpace(d) != d {
+		return fmt.Errorf("%q is not a domain (want \"example.com\" or \"*.example.com\")", d)
+	}
+	if strings.Contains(host, "*") {
+		return fmt.Errorf("%q: a wildcard is allowed only as a leading \"*.\"", d)
+	}
+	for _, r := range host {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == ':' || r == '_') {
+			return fmt.Errorf("%q contains %q, which no domain has", d, r)
+		}
 	}
 	return nil
 }
