@@ -39,6 +39,9 @@ type Config struct {
 	Emit func(Event)
 	// Context keeps the history within the window; nil does nothing.
 	Context ContextManager
+	// Checkpoints records the working tree around calls that may change
+	// it, so a turn can be undone; nil records nothing.
+	Checkpoints Checkpointer
 
 	MaxTurns int // model round trips per user message (default 50)
 	// MaxBudgetTokens and MaxCostUSD are hard stops for the whole run: they
@@ -104,6 +107,18 @@ type HookOutcome struct {
 	Message string
 	// Stop ends the turn after this call (continue: false).
 	Stop bool
+}
+
+// Checkpointer snapshots the working tree for /undo: at the start and end of
+// a turn and around every call that is not read-only (whatever the tool, so
+// shell-made changes are covered). checkpoint.Tracker implements it.
+type Checkpointer interface {
+	TurnStart(prompt string)
+	BeforeChange(ctx context.Context, callID, tool string, input json.RawMessage) error
+	// AfterChange returns the checkpoint the call belongs to and the files
+	// it changed, for the call's receipt.
+	AfterChange(ctx context.Context, callID, tool string, input json.RawMessage) (checkpoint string, files []string, err error)
+	TurnEnd(ctx context.Context) error
 }
 
 // Recorder receives session records as they happen. session.Writer implements it.

@@ -58,6 +58,14 @@ func (a *Agent) Run(ctx context.Context, prompt string) (res TurnResult) {
 		}
 	}()
 	a.pipe.emit(TurnStarted{Prompt: prompt})
+	if cp := a.cfg.Checkpoints; cp != nil {
+		cp.TurnStart(prompt)
+		defer func() {
+			if err := cp.TurnEnd(context.WithoutCancel(ctx)); err != nil {
+				a.pipe.emit(Notice{Level: "warn", Text: "checkpoint failed, /undo cannot take this turn back: " + err.Error()})
+			}
+		}()
+	}
 	return t.run(prompt)
 }
 

@@ -307,7 +307,21 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	call := pr.call
 	p.emit(ToolStarted{ID: call.ID, Name: call.Name, Input: pr.input, Summary: summarize(call.Name, pr.input)})
 	start := time.Now()
+	cp := p.cfg.Checkpoints
+	if cp != nil && !pr.readOnly {
+		if err := cp.BeforeChange(ctx, call.ID, call.Name, pr.input); err != nil {
+			p.checkpointFailed(err)
+			cp = nil
+		}
+	}
 	res, err, panicked := p.invoke(ctx, pr)
+	if cp != nil && !pr.readOnly {
+		id, files, err := cp.AfterChange(ctx, call.ID, call.Name, pr.input)
+		if err != nil {
+			p.checkpointFailed(err)
+		}
+		pr.receipt.Checkpoint, pr.receipt.Changed = id, files
+	}
 	content, isErr := res.Content, res.IsError
 	switch {
 	case panicked != "":
@@ -371,6 +385,12 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	p.emit(ToolFinished{ID: call.ID, Name: call.Name, Result: shaped, Display: res.Display, IsError: isErr,
 		Elapsed: rc.End.Sub(start), Todos: res.Todos, Receipt: &rc})
 	return out
+}
+
+// checkpointFailed tells the user that /undo will not cover this change;
+// the call itself goes ahead.
+func (p *pipeline) checkpointFailed(err error) {
+	p.emit(Notice{Level: "warn", Text: "checkpoint failed, /undo cannot take this change back: " + err.Error()})
 }
 
 // one runs a single call through every step, outside any batch.

@@ -30,6 +30,10 @@ type Receipt struct {
 	StoredAt string `json:"stored_at,omitempty"`
 	// Panic holds the recovered panic value when the tool crashed.
 	Panic string `json:"panic,omitempty"`
+	// Checkpoint is the turn checkpoint this call's changes belong to
+	// (for /undo) and Changed the files it changed.
+	Checkpoint string   `json:"checkpoint,omitempty"`
+	Changed    []string `json:"changed,omitempty"`
 }
 
 // Summary is the receipt as one line for --verbose: the decision and who
