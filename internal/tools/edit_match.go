@@ -2,11 +2,10 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/aymanbagabas/go-udiff"
 )
 
 // EditErrorKind classifies why an edit could not be applied.
@@ -73,9 +72,13 @@ func hasTrailingBlank(s string) bool {
 
 // applyEdit replaces old with new in content. The exact text must match
 // once (or replaceAll); otherwise the tolerant stages are tried in order
-// and a stage is accepted only when it matches exactly once, writing the
-// replacement in the file's own style. An edit whose result is already
-// present is reported as EditAlreadyApplied instead of being doubled.
+// and a stage is accepted only when it matches once (or replaceAll),
+// writing each replacement in its region's own style: its line endings,
+// quotes and indentation, with the lines the edit does not change left
+// byte for byte as they were. Overlapping occurrences count for ambiguity
+// in every stage. An edit whose result is already in place is reported as
+// EditAlreadyApplied instead of being doubled, but only when new stands
+// where old's context says it would.
 func applyEdit(content, old, new string, replaceAll bool) (editOutcome, error) {
 	if old == "" {
 		return editOutcome{}, &EditError{Kind: EditInvalid, Msg: "old_string is empty"}
@@ -83,146 +86,183 @@ func applyEdit(content, old, new string, replaceAll bool) (editOutcome, error) {
 	if old == new {
 		return editOutcome{}, &EditError{Kind: EditInvalid, Msg: "old_string and new_string are identical; nothing to change"}
 	}
-	new = matchEOL(content, new)
-	if old == new {
+	if toLF(old) == toLF(new) {
 		return editOutcome{}, &EditError{Kind: EditInvalid, Msg: "old_string and new_string differ only in line endings; nothing to change"}
 	}
-	fresh, covered := classifyHits(content, old, new)
-	switch {
-	case len(fresh) == 0 && len(covered) > 0:
-		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: lineNumbers(content, covered),
-			Msg: fmt.Sprintf("new_string is already in place at line %d (old_string only occurs inside it); the edit appears to be applied already, nothing changed", lineOf(content, covered[0]))}
-	case len(fresh) == 1 && len(covered) > 0 && !replaceAll:
-		all := lineNumbers(content, append(append([]int(nil), fresh...), covered...))
-		return editOutcome{}, &EditError{Kind: EditAmbiguous, Lines: all,
-			Msg: fmt.Sprintf("old_string matches %d times (lines %s) and new_string is already in place at line %d; if the edit is already applied, stop; otherwise include more surrounding lines to pick one", len(fresh)+len(covered), joinInts(all), lineOf(content, covered[0]))}
-	case len(fresh) > 1 && !replaceAll:
-		lines := lineNumbers(content, fresh)
-		return editOutcome{}, &EditError{Kind: EditAmbiguous, Lines: lines,
-			Msg: fmt.Sprintf("old_string matches %d times (lines %s); include more surrounding lines to make it unique, or set replace_all to true to change every occurrence", len(fresh), joinInts(lines))}
-	case len(fresh) >= 1:
-		regions := make([]editRegion, len(fresh))
-		for i, p := range fresh {
-			regions[i] = editRegion{Start: p, End: p + len(old), Replacement: new}
-		}
-		return editOutcome{Content: splice(content, regions), Regions: regions, Stage: "exact"}, nil
+	if out, err, ok := tryStage(content, old, new, replaceAll, "exact", normFlags{}); ok {
+		return out, err
 	}
 	for _, st := range fallbackStages {
 		if !st.relevant(content) && !st.relevant(old) {
 			continue
 		}
-		out, err, ok := tryStage(content, old, new, st.name, st.flags)
-		if ok {
+		if out, err, ok := tryStage(content, old, new, replaceAll, st.name, st.flags); ok {
 			return out, err
 		}
 	}
-	if new != "" && strings.Contains(content, new) {
-		p := strings.Index(content, new)
-		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{lineOf(content, p)},
-			Msg: fmt.Sprintf("old_string was not found, but new_string is already present at line %d; the edit appears to be applied already, nothing changed", lineOf(content, p))}
+	if line, how, ok := appliedInPlace(content, old, new); ok {
+		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{line},
+			Msg: fmt.Sprintf("old_string was not found, but new_string is already in place at line %d%s, between the same surrounding text old_string has; the edit appears to be applied already, nothing changed", line, how)}
 	}
 	return editOutcome{}, notFound(content, old, new)
 }
 
-// matchEOL writes s with the file's line endings: a CRLF file stays CRLF
-// even when the model sends bare newlines, and an LF file gets no CRs.
-func matchEOL(content, s string) string {
-	crlf := strings.Count(content, "\r\n")
-	lf := strings.Count(content, "\n") - crlf
-	switch {
-	case crlf > 0 && crlf >= lf:
-		return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
-	case crlf == 0 && lf > 0:
-		return strings.ReplaceAll(s, "\r\n", "\n")
-	}
-	return s
+// toLF turns CRLF line endings into LF.
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// toCRLF turns every line ending into CRLF.
+func toCRLF(s string) string { return strings.ReplaceAll(toLF(s), "\n", "\r\n") }
+
+// space is the text one stage searches: the content itself (exact) or its
+// normalization, with the map back to content offsets.
+type space struct {
+	s     string
+	norm  *normText
+	exact bool
 }
 
-// classifyHits finds the occurrences of old and splits them into fresh
-// ones and those lying inside an occurrence of new (already edited).
-func classifyHits(content, old, new string) (fresh, covered []int) {
-	for _, p := range indexAll(content, old) {
-		if coveredByNew(content, p, old, new) {
+func (sp space) start(i int) int {
+	if sp.exact {
+		return i
+	}
+	return sp.norm.own[i]
+}
+
+// tryStage attempts one comparison: "exact" with zero flags, otherwise a
+// tolerant one. ok=false means "no match at this stage, try the next".
+func tryStage(content, old, new string, replaceAll bool, name string, f normFlags) (editOutcome, error, bool) {
+	exact := name == "exact"
+	var sp space
+	var no, nn string
+	var normOld *normText
+	var newVariants []string
+	if exact {
+		sp = space{s: content, exact: true}
+		no = old
+		newVariants = uniqueStrings(new, toLF(new), toCRLF(new))
+	} else {
+		nc := normalize(content, f)
+		o := normalize(old, f)
+		if o.s == "" || (o.s == old && nc.s == content) {
+			return editOutcome{}, nil, false
+		}
+		sp = space{s: nc.s, norm: &nc}
+		no, normOld = o.s, &o
+		nn = normalize(new, f).s
+		newVariants = []string{nn}
+	}
+	hits := indexAllOverlapping(sp.s, no)
+	if len(hits) == 0 {
+		return editOutcome{}, nil, false
+	}
+	var fresh, covered []int
+	for _, p := range hits {
+		if coveredByAny(sp.s, p, no, newVariants) {
 			covered = append(covered, p)
 		} else {
 			fresh = append(fresh, p)
 		}
 	}
-	return fresh, covered
-}
+	how := ""
+	if !exact {
+		how = " (ignoring " + name + ")"
+	}
+	lines := func(ps []int) []int {
+		out := make([]int, len(ps))
+		for i, p := range ps {
+			out[i] = lineOf(content, sp.start(p))
+		}
+		return out
+	}
+	switch {
+	case len(fresh) == 0:
+		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: lines(covered),
+			Msg: fmt.Sprintf("new_string is already in place at line %d%s (old_string only occurs inside it); the edit appears to be applied already, nothing changed", lines(covered)[0], how)}, true
+	case replaceAll:
+	case len(fresh) == 1 && len(covered) > 0:
+		all := lines(append(append([]int(nil), fresh...), covered...))
+		sort.Ints(all)
+		return editOutcome{}, &EditError{Kind: EditAmbiguous, Lines: all,
+			Msg: fmt.Sprintf("old_string matches %d times (lines %s)%s and new_string is already in place at line %d; if the edit is already applied, stop; otherwise include more surrounding lines to pick one", len(hits), joinInts(all), how, lines(covered)[0])}, true
+	case len(fresh) > 1 && exact:
+		ls := lines(fresh)
+		return editOutcome{}, &EditError{Kind: EditAmbiguous, Lines: ls,
+			Msg: fmt.Sprintf("old_string matches %d times (lines %s%s); include more surrounding lines to make it unique, or set replace_all to true to change every occurrence", len(fresh), joinInts(ls), overlapNote(fresh, len(no)))}, true
+	case len(fresh) > 1:
+		ls := lines(fresh)
+		return editOutcome{}, &EditError{Kind: EditAmbiguous, Lines: ls,
+			Msg: fmt.Sprintf("old_string was not found exactly; ignoring %s it matches %d times (lines %s%s): copy the exact text from read_file output and include more surrounding lines, or set replace_all to true to change every occurrence", name, len(fresh), joinInts(ls), overlapNote(fresh, len(no)))}, true
+	}
+	var regions []editRegion
 
-// tryStage attempts one tolerant comparison. ok=false means "no match at
-// this stage, try the next".
-func tryStage(content, old, new, name string, f normFlags) (editOutcome, error, bool) {
-	nc := normalize(content, f)
-	no := normalize(old, f)
-	if no.s == "" || (no.s == old && nc.s == content) {
-		return editOutcome{}, nil, false
-	}
-	nn := normalize(new, f)
-	hits, covered := classifyHits(nc.s, no.s, nn.s)
-	if len(hits) == 0 && len(covered) > 0 {
-		p := nc.own[covered[0]]
-		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{lineOf(content, p)},
-			Msg: fmt.Sprintf("new_string is already in place at line %d (ignoring %s); the edit appears to be applied already, nothing changed", lineOf(content, p), name)}, true
-	}
-	if len(covered) > 0 {
-		hits = append(hits, covered...)
-		sort.Ints(hits)
-	}
-	if len(hits) == 0 {
-		if new != "" && nn.s != "" && strings.Contains(nc.s, nn.s) {
-			p := nc.own[strings.Index(nc.s, nn.s)]
-			return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{lineOf(content, p)},
-				Msg: fmt.Sprintf("old_string was not found, but new_string is already present at line %d (ignoring %s); the edit appears to be applied already, nothing changed", lineOf(content, p), name)}, true
+	next := 0 // replace_all takes non-overlapping occurrences, leftmost first
+	for _, p := range fresh {
+		if p < next {
+			continue
 		}
-		return editOutcome{}, nil, false
-	}
-	if len(hits) > 1 {
-		starts := make([]int, len(hits))
-		for i, h := range hits {
-			starts[i] = nc.own[h]
+		next = p + len(no)
+		start, end := p, p+len(no)
+		if !exact {
+			start, end = sp.norm.own[p], sp.norm.ownEnd[end-1]
+			if normOld.st[0] < normOld.own[0] {
+				start = sp.norm.st[p] // old carried its own leading whitespace: take the file's
+			}
+			if normOld.en[len(no)-1] > normOld.ownEnd[len(no)-1] {
+				end = sp.norm.en[p+len(no)-1]
+			}
 		}
-		lines := lineNumbers(content, starts)
-		return editOutcome{}, &EditError{Kind: EditAmbiguous, Lines: lines,
-			Msg: fmt.Sprintf("old_string was not found exactly; ignoring %s it matches %d times (lines %s), and a tolerant match must be unique: copy the exact text from read_file output and include more surrounding lines", name, len(hits), joinInts(lines))}, true
+		if len(regions) > 0 && start < regions[len(regions)-1].End {
+			continue
+		}
+		repl, ok := transferStyle(content, start, end, old, new, f)
+		if !ok {
+			return editOutcome{}, nil, false
+		}
+		if repl == content[start:end] {
+
+			continue
+		}
+		regions = append(regions, editRegion{Start: start, End: end, Replacement: repl})
 	}
-	a, b := hits[0], hits[0]+len(no.s)
-	start, end := nc.own[a], nc.ownEnd[b-1]
-	if len(no.s) > 0 && no.st[0] < no.own[0] {
-		start = nc.st[a] // old carried its own leading whitespace: take the file's
+	if len(regions) == 0 {
+		line := lineOf(content, sp.start(fresh[0]))
+		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{line},
+			Msg: fmt.Sprintf("the text at line %d already reads like new_string%s; nothing changed", line, how)}, true
 	}
-	if no.en[len(no.s)-1] > no.ownEnd[len(no.s)-1] {
-		end = nc.en[b-1]
-	}
-	region := content[start:end]
-	repl, ok := transferStyle(content, region, old, new, f)
-	if !ok {
-		return editOutcome{}, nil, false
-	}
-	if repl == region {
-		return editOutcome{}, &EditError{Kind: EditAlreadyApplied, Lines: []int{lineOf(content, start)},
-			Msg: fmt.Sprintf("the text at line %d already reads like new_string (ignoring %s); nothing changed", lineOf(content, start), name)}, true
-	}
-	regions := []editRegion{{Start: start, End: end, Replacement: repl}}
+
 	return editOutcome{Content: splice(content, regions), Regions: regions, Stage: name}, nil, true
 }
 
-func notFound(content, old, new string) error {
-	msg := "old_string not found — re-read the file with read_file and copy the exact text, including indentation and whitespace"
-	if first := firstNonBlankLine(old); first != "" {
-		for i, l := range strings.Split(content, "\n") {
-			if strings.TrimSpace(l) == first {
-				if strings.Contains(strings.TrimSpace(old), "\n") {
-					msg += fmt.Sprintf(" (its first line appears at line %d; the lines after it differ)", i+1)
-				} else {
-					msg += fmt.Sprintf(" (line %d has the same text with different whitespace around it)", i+1)
-				}
-				break
-			}
+// overlapNote explains a count that includes overlapping occurrences,
+// which a model counting by eye would miss.
+func overlapNote(hits []int, n int) string {
+	for i := 1; i < len(hits); i++ {
+		if hits[i] < hits[i-1]+n {
+			return "; some of them overlap"
 		}
 	}
-	return &EditError{Kind: EditNotFound, Msg: msg}
+	return ""
+}
+
+func uniqueStrings(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// coveredByAny reports whether the occurrence of old at p lies inside an
+// occurrence of one of the spellings of new (so the edit was made there).
+func coveredByAny(s string, p int, old string, news []string) bool {
+	for _, n := range news {
+		if coveredByNew(s, p, old, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // coveredByNew reports whether the occurrence of old at p lies inside an
@@ -244,16 +284,21 @@ func coveredByNew(content string, p int, old, new string) bool {
 	return false
 }
 
-// indexAll returns the start of every non-overlapping occurrence of sub.
-func indexAll(s, sub string) []int {
+// indexAllOverlapping returns the start of every occurrence of sub,
+// overlapping ones included: "}\n}\n" occurs twice in "}\n}\n}\n".
+func indexAllOverlapping(s, sub string) []int {
 	var out []int
-	for off := 0; off <= len(s); {
+	if sub == "" {
+		return nil
+	}
+	for off := 0; off < len(s); {
 		i := strings.Index(s[off:], sub)
 		if i < 0 {
 			break
 		}
 		out = append(out, off+i)
-		off += i + len(sub)
+		_, size := utf8.DecodeRuneInString(s[off+i:])
+		off += i + max(size, 1)
 	}
 	return out
 }
@@ -299,303 +344,4 @@ func firstNonBlankLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// normText is a normalized string with, for every byte, the span of the
-// original text it stands for: own/ownEnd is the character itself, st/en
-// also covers dropped characters attached to it.
-type normText struct {
-	s           string
-	own, ownEnd []int
-	st, en      []int
-}
-
-func isNBSP(r rune) bool { return r == '\u00a0' || r == '\u202f' || r == '\u2007' }
-
-func isHSpace(r rune, f normFlags) bool { return r == ' ' || r == '\t' || (f.nbsp && isNBSP(r)) }
-
-func quoteOf(r rune) (byte, bool) {
-	switch r {
-	case '‘', '’', '‚', '‛', '′':
-		return '\'', true
-	case '“', '”', '„', '‟', '″':
-		return '"', true
-	}
-	return 0, false
-}
-
-// normalize applies the comparisons selected by f. Dropped characters (CR
-// before LF, trailing blanks, indentation) attach to the next kept
-// character, or to the last one at the end of the text.
-func normalize(s string, f normFlags) normText {
-	t := normText{own: make([]int, 0, len(s)), ownEnd: make([]int, 0, len(s)), st: make([]int, 0, len(s)), en: make([]int, 0, len(s))}
-	out := make([]byte, 0, len(s))
-	pending := -1
-	emit := func(b byte, start, end int) {
-		st := start
-		if pending >= 0 {
-			st = pending
-			pending = -1
-		}
-		out = append(out, b)
-		t.own, t.ownEnd = append(t.own, start), append(t.ownEnd, end)
-		t.st, t.en = append(t.st, st), append(t.en, end)
-	}
-	drop := func(i int) {
-		if pending < 0 {
-			pending = i
-		}
-	}
-	lineStart := true
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if f.indent && lineStart && isHSpace(r, f) {
-			drop(i)
-			i += size
-			continue
-		}
-		lineStart = false
-		if f.crlf && r == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			drop(i)
-			i++
-			continue
-		}
-		if f.trailing && isHSpace(r, f) {
-			j := i
-			for j < len(s) {
-				r2, sz := utf8.DecodeRuneInString(s[j:])
-				if !isHSpace(r2, f) {
-					break
-				}
-				j += sz
-			}
-			if j == len(s) || s[j] == '\n' || (f.crlf && s[j] == '\r' && j+1 < len(s) && s[j+1] == '\n') {
-				drop(i)
-				i = j
-				continue
-			}
-			for k := i; k < j; { // a blank run inside the line: keep it
-				r2, sz := utf8.DecodeRuneInString(s[k:])
-				if isNBSP(r2) {
-					emit(' ', k, k+sz)
-				} else {
-					emit(s[k], k, k+1)
-				}
-				k += sz
-			}
-			i = j
-			continue
-		}
-		switch q, isQ := quoteOf(r); {
-		case f.quotes && isQ:
-			emit(q, i, i+size)
-		case f.nbsp && isNBSP(r):
-			emit(' ', i, i+size)
-		default:
-			for k := 0; k < size; k++ {
-				emit(s[i+k], i+k, i+k+1)
-			}
-		}
-		if r == '\n' {
-			lineStart = true
-		}
-		i += size
-	}
-	if pending >= 0 && len(t.en) > 0 {
-		t.en[len(t.en)-1] = len(s)
-	}
-	t.s = string(out)
-	return t
-}
-
-// transferStyle builds the replacement for a tolerant match: lines the
-// model left unchanged keep the file's exact text (region), changed lines
-// are converted to the file's line endings, quotes and indentation.
-func transferStyle(content, region, old, new string, f normFlags) (string, bool) {
-	st := fileStyle{crlf: strings.Contains(content, "\r\n"), f: f}
-	if f.quotes {
-		st.curlySingle = strings.ContainsAny(region, "‘’") && !strings.ContainsAny(old, "‘’")
-		st.curlyDouble = strings.ContainsAny(region, "“”") && !strings.ContainsAny(old, "“”")
-		st.straighten = strings.ContainsAny(old, "‘’“”") && !strings.ContainsAny(region, "‘’“”")
-	}
-	st.nbspOK = strings.ContainsAny(region, "\u00a0\u202f\u2007")
-	oLines := strings.SplitAfter(old, "\n")
-	rLines := strings.SplitAfter(region, "\n")
-	if len(oLines) != len(rLines) {
-		return st.apply(new), true
-	}
-	if f.indent {
-		w, ok := indentWidth(oLines, rLines)
-		if !ok {
-			return "", false
-		}
-		st.width = w
-		st.tabs = strings.Contains(leadingBlanks(region), "\t") || fileIndentsWithTabs(content)
-	}
-	edits := udiff.Lines(old, new)
-	var b strings.Builder
-	lineAt := func(off int) (int, bool) {
-		if off != 0 && off != len(old) && old[off-1] != '\n' {
-			return 0, false
-		}
-		return strings.Count(old[:off], "\n"), true
-	}
-	pos := 0
-	for _, e := range edits {
-		from, ok1 := lineAt(pos)
-		to, ok2 := lineAt(e.Start)
-		_, ok3 := lineAt(e.End)
-		if !ok1 || !ok2 || !ok3 {
-			return st.apply(new), true
-		}
-		for i := from; i < to; i++ {
-			b.WriteString(rLines[i])
-		}
-		b.WriteString(st.apply(e.New))
-		pos = e.End
-	}
-	if pos < len(old) {
-		from, ok := lineAt(pos)
-		if !ok {
-			return st.apply(new), true
-		}
-		for i := from; i < len(rLines); i++ {
-			b.WriteString(rLines[i])
-		}
-	}
-	return b.String(), true
-}
-
-type fileStyle struct {
-	f                        normFlags
-	crlf                     bool
-	curlySingle, curlyDouble bool
-	straighten               bool
-	nbspOK                   bool
-	width                    int
-	tabs                     bool
-}
-
-// apply converts text the model wrote into the file's conventions.
-func (s fileStyle) apply(text string) string {
-	if s.f.crlf {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-		if s.crlf {
-			text = strings.ReplaceAll(text, "\n", "\r\n")
-		}
-	}
-	if s.f.quotes {
-		switch {
-		case s.straighten:
-			text = strings.NewReplacer("‘", "'", "’", "'", "“", `"`, "”", `"`).Replace(text)
-		case s.curlySingle || s.curlyDouble:
-			text = curlify(text, s.curlySingle, s.curlyDouble)
-		}
-	}
-	if s.f.nbsp && !s.nbspOK {
-		text = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2007", " ").Replace(text)
-	}
-	if s.f.indent && s.width > 0 {
-		lines := strings.SplitAfter(text, "\n")
-		for i, l := range lines {
-			ind := leadingBlanks(l)
-			if ind == "" {
-				continue
-			}
-			cols := columns(ind, s.width)
-			var nb string
-			if s.tabs {
-				nb = strings.Repeat("\t", cols/s.width) + strings.Repeat(" ", cols%s.width)
-			} else {
-				nb = strings.Repeat(" ", cols)
-			}
-			lines[i] = nb + l[len(ind):]
-		}
-		text = strings.Join(lines, "")
-	}
-	return text
-}
-
-// curlify turns straight quotes into typographic ones: opening after
-// whitespace or an opening bracket, closing (or apostrophe) otherwise.
-func curlify(text string, single, double bool) string {
-	var b strings.Builder
-	prev := rune(' ')
-	for _, r := range text {
-		open := prev == ' ' || prev == '\t' || prev == '\n' || prev == '(' || prev == '[' || prev == '{' || prev == '\u00a0'
-		switch {
-		case r == '\'' && single && open:
-			b.WriteRune('‘')
-		case r == '\'' && single:
-			b.WriteRune('’')
-		case r == '"' && double && open:
-			b.WriteRune('“')
-		case r == '"' && double:
-			b.WriteRune('”')
-		default:
-			b.WriteRune(r)
-		}
-		prev = r
-	}
-	return b.String()
-}
-
-func leadingBlanks(l string) string {
-	i := 0
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
-		i++
-	}
-	return l[:i]
-}
-
-// columns is the display width of an indentation with tab stops of w.
-func columns(ind string, w int) int {
-	c := 0
-	for _, r := range ind {
-		if r == '\t' {
-			c += w - c%w
-		} else {
-			c++
-		}
-	}
-	return c
-}
-
-// indentWidth finds a tab width under which every line of old is indented
-// exactly like the matching line of the file, so a tolerant indentation
-// match cannot shift code to another nesting level.
-func indentWidth(oLines, rLines []string) (int, bool) {
-	for _, w := range []int{4, 8, 2, 3, 1} {
-		ok := true
-		for i := range oLines {
-			if strings.TrimSpace(oLines[i]) == "" || strings.TrimSpace(rLines[i]) == "" {
-				continue
-			}
-			if i == 0 && leadingBlanks(oLines[0]) == "" {
-				continue // the match may start mid-line
-			}
-			if columns(leadingBlanks(oLines[i]), w) != columns(leadingBlanks(rLines[i]), w) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return w, true
-		}
-	}
-	return 0, false
-}
-
-// fileIndentsWithTabs reports whether most indented lines start with a tab.
-func fileIndentsWithTabs(content string) bool {
-	tabs, spaces := 0, 0
-	for _, l := range strings.Split(content, "\n") {
-		switch {
-		case strings.HasPrefix(l, "\t"):
-			tabs++
-		case strings.HasPrefix(l, "  "):
-			spaces++
-		}
-	}
-	return tabs > spaces
 }
