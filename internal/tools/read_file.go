@@ -21,8 +21,12 @@ import (
 const (
 	ReadDefaultLimit = 2000
 	ReadMaxLineChars = 2000
-	// ReadWholeMaxBytes is the largest file read without offset/limit.
+	// ReadWholeMaxBytes is the largest file read whole without offset/limit;
+	// a larger one answers with its first window and how to page on.
 	ReadWholeMaxBytes = 256 * 1024
+	// ReadWindowBytes bounds that first window so it reaches the model
+	// whole (below the 50,000-character cut of tool results).
+	ReadWindowBytes = 40 * 1024
 	// ReadMaxOutputBytes caps one answer even when offset/limit are given.
 	ReadMaxOutputBytes = 256 * 1024
 )
@@ -94,9 +98,10 @@ func (ReadFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 		return Result{}, fmt.Errorf("read_file: %s is a directory; use list_files to see its contents", shown)
 	}
 	partial := in.Offset > 0 || in.Limit > 0
-	if !partial && fi.Size() > ReadWholeMaxBytes {
-		return Result{}, fmt.Errorf("read_file: %s is %s, too large to read whole (limit %s); read a part with offset and limit (e.g. offset=1, limit=500), or find the lines you need with grep_search first",
-			shown, humanBytes(fi.Size()), humanBytes(ReadWholeMaxBytes))
+	maxOut := ReadMaxOutputBytes
+	big := !partial && fi.Size() > ReadWholeMaxBytes
+	if big {
+		maxOut = ReadWindowBytes
 	}
 	f, err := os.Open(abs)
 	if err != nil {
@@ -117,12 +122,15 @@ func (ReadFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	if limit <= 0 {
 		limit = ReadDefaultLimit
 	}
-	content, err := numberLines(ctx, br, shown, offset, limit)
+	content, err := numberLines(ctx, br, shown, offset, limit, maxOut)
 	if err != nil {
 		return Result{}, fmt.Errorf("read_file: %s: %w", shown, err)
 	}
 	if env != nil && env.Reads != nil {
 		env.Reads.Record(abs, ReadReceipt{ModTime: fi.ModTime(), Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	}
+	if big {
+		content = fmt.Sprintf("[%s is %s, too large to show whole: this is its first part]\n", shown, humanBytes(fi.Size())) + content
 	}
 	return Result{Content: content}, nil
 }
@@ -140,7 +148,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // numberLines formats lines [offset, offset+limit) cat -n style, reads the
 // rest of r to count the lines, and says how to continue when more follow.
-func numberLines(ctx context.Context, r *bufio.Reader, shown string, offset, limit int) (string, error) {
+func numberLines(ctx context.Context, r *bufio.Reader, shown string, offset, limit, maxOut int) (string, error) {
 	var b strings.Builder
 	line, shownLines, stoppedAt := 0, 0, 0
 	sawAny := false
@@ -160,7 +168,7 @@ func numberLines(ctx context.Context, r *bufio.Reader, shown string, offset, lim
 		if line < offset || stoppedAt > 0 {
 			continue
 		}
-		if shownLines >= limit || b.Len() > ReadMaxOutputBytes {
+		if shownLines >= limit || b.Len() > maxOut {
 			stoppedAt = line
 			continue
 		}
@@ -179,7 +187,7 @@ func numberLines(ctx context.Context, r *bufio.Reader, shown string, offset, lim
 		return fmt.Sprintf("%s has %d lines; offset %d is past the end. Use a smaller offset.", shown, line, offset), nil
 	}
 	if stoppedAt > 0 {
-		fmt.Fprintf(&b, "\n[%s has more lines: showed lines %d–%d of %d; continue with offset=%d]\n", shown, offset, stoppedAt-1, line, stoppedAt)
+		fmt.Fprintf(&b, "\n[%s has more lines: showed lines %d–%d of %d; continue with offset=%d (and limit=N for N lines), or find the lines you need with grep_search]\n", shown, offset, stoppedAt-1, line, stoppedAt)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }

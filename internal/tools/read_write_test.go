@@ -38,7 +38,7 @@ func TestReadFile(t *testing.T) {
 		{name: "crlf shown without CR", in: map[string]any{"file_path": "crlf.txt"}, want: []string{"     1\ta\n     2\tb"}, notWant: []string{"\r"}},
 		{name: "empty file", in: map[string]any{"file_path": "empty.txt"}, want: []string{"is empty"}},
 		{name: "binary refused", in: map[string]any{"file_path": "bin.dat"}, errWant: "binary"},
-		{name: "huge refused with advice", in: map[string]any{"file_path": "huge.txt"}, errWant: "offset and limit"},
+		{name: "huge gives its first window", in: map[string]any{"file_path": "huge.txt"}, want: []string{"too large to show whole", "     1\t0123456789abcdef", "of 20000; continue with offset="}},
 		{name: "huge readable in parts", in: map[string]any{"file_path": "huge.txt", "offset": 19999, "limit": 5}, want: []string{" 19999\t0123456789abcdef", " 20000\t"}},
 		{name: "missing", in: map[string]any{"file_path": "nope.txt"}, errWant: "does not exist"},
 		{name: "directory", in: map[string]any{"file_path": "dir"}, errWant: "is a directory"},
@@ -141,5 +141,34 @@ func TestWriteFile(t *testing.T) {
 	// Writes may not go to the tool-results dir even though reads may.
 	if _, err := call(t, env, WriteFile{}, map[string]any{"file_path": filepath.Join(env.StateDir, "tool-results", "x.txt"), "content": "x"}); err == nil {
 		t.Error("write into tool-results accepted")
+	}
+}
+
+// A file over 256 KB read without offset/limit answers with its first
+// window, the total line count and how to page (issue 12.6), instead of an
+// error that costs a round trip.
+func TestReadFileLargeGivesFirstWindow(t *testing.T) {
+	env := testEnv(t)
+	var sb strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&sb, "line %05d of a large log file with some padding text\n", i)
+	}
+	writeTestFile(t, env, "big.log", sb.String())
+	res, err := call(t, env, ReadFile{}, map[string]any{"file_path": "big.log"})
+	if err != nil {
+		t.Fatalf("large file refused: %v", err)
+	}
+	for _, want := range []string{"big.log is 1.0 MB", "     1\tline 00001", "of 20000; continue with offset="} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("result lacks %q:\n%s", want, res.Content[len(res.Content)-300:])
+		}
+	}
+	if len(res.Content) > DefaultMaxChars {
+		t.Errorf("first window is %d bytes, more than the result cut (%d)", len(res.Content), DefaultMaxChars)
+	}
+	// Paging on with the offset it names works.
+	res, err = call(t, env, ReadFile{}, map[string]any{"file_path": "big.log", "offset": 19999})
+	if err != nil || !strings.Contains(res.Content, "20000\tline 20000") {
+		t.Fatalf("paging: %v %q", err, res.Content)
 	}
 }
