@@ -19,12 +19,20 @@ func validateInput(reg *tools.Registry, name string, input json.RawMessage) erro
 // shapeResult prepares a result for the model with tools.Shape (persist
 // above 30 KB first, then cut above 50,000 characters) and reports where
 // the whole result was saved, if it was.
-func shapeResult(env *tools.Env, id, content string) (shaped, storedAt string) {
-	var stateDir string
+//
+// The file is named by session and call id, so two sessions never write
+// the same one; savedAt is where the tool already streamed its whole
+// output (run_shell), which is then pointed to, never overwritten.
+func shapeResult(env *tools.Env, callID, content, savedAt string) (shaped, storedAt string) {
+	var stateDir, session string
 	if env != nil {
-		stateDir = env.StateDir
+		stateDir, session = env.StateDir, env.SessionID
 	}
-	shaped = tools.Shape(content, tools.ShapeOptions{StateDir: stateDir, ID: id})
+	id := tools.ResultID(session, callID)
+	shaped = tools.Shape(content, tools.ShapeOptions{StateDir: stateDir, ID: id, SavedAt: savedAt})
+	if savedAt != "" {
+		return shaped, savedAt
+	}
 	if stateDir != "" && len(content) > tools.DefaultPersistOver {
 		if p := tools.ToolResultPath(stateDir, id); strings.Contains(shaped, p) {
 			storedAt = p

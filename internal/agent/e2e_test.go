@@ -201,7 +201,7 @@ func TestE2ETwoReadsInParallelAndWriteBarrier(t *testing.T) {
 func TestE2EHugeOutputPersistedAndReadBack(t *testing.T) {
 	testenv.Tool(t, "bash")
 	x := newE2E(t, nil, `{"turns": []}`, permission.ModeBypass, nil)
-	path := tools.ToolResultPath(x.state, "big1")
+	path := tools.ToolResultPath(x.state, tools.ResultID("e2e", "big1"))
 	sc := `{"turns": [
 		{"tool_calls": [{"id": "big1", "name": "run_shell", "input": {"command": "seq 1 30000"}}]},
 		{"tool_calls": [{"id": "rd1", "name": "read_file", "input": {"file_path": ` + string(mustJSON(path)) + `, "offset": 29990, "limit": 5}}]},

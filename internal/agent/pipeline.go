@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -374,7 +375,12 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 		content += "\n\n" + pr.hookContext
 	}
 	full := len(content)
-	shaped, stored := shapeResult(p.cfg.Env, call.ID, content)
+	if res.SavedAt != "" { // the tool streamed more than it returned
+		if fi, err := os.Stat(res.SavedAt); err == nil && int(fi.Size()) > full {
+			full = int(fi.Size())
+		}
+	}
+	shaped, stored := shapeResult(p.cfg.Env, call.ID, content, res.SavedAt)
 	out.result = toolResult(call.ID, shaped, isErr)
 	out.key = runawayKey(call.Name, pr.input, content, isErr)
 
@@ -441,7 +447,7 @@ func (p *pipeline) invoke(ctx context.Context, pr *prepared) (res tools.Result, 
 				ch <- ret{panic: fmt.Sprintf("%v\n%s", r, firstLines(string(debug.Stack()), 12))}
 			}
 		}()
-		r, e := pr.tool.Run(cctx, p.cfg.Env, pr.input)
+		r, e := pr.tool.Run(tools.WithCallID(cctx, pr.call.ID), p.cfg.Env, pr.input)
 		ch <- ret{res: r, err: e}
 	}()
 	var r ret

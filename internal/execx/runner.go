@@ -29,12 +29,13 @@ var _ tools.ShellRunner = (*Runner)(nil)
 // with the partial result.
 func (r *Runner) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellResult, error) {
 	res, err := execcore.Run(ctx, execcore.Options{
-		Command:   req.Command,
-		Dir:       req.Dir,
-		Env:       req.Env,
-		Timeout:   time.Duration(req.TimeoutMS) * time.Millisecond,
-		MaxOutput: req.MaxOutput,
-		Wrap:      r.Wrap,
+		Command:    req.Command,
+		Dir:        req.Dir,
+		Env:        req.Env,
+		Timeout:    time.Duration(req.TimeoutMS) * time.Millisecond,
+		MaxOutput:  req.MaxOutput,
+		Wrap:       r.Wrap,
+		OutputFile: req.OutputFile,
 	})
 	return tools.ShellResult{
 		Output:      res.Output,
@@ -42,5 +43,7 @@ func (r *Runner) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellRe
 		TimedOut:    res.TimedOut,
 		Truncated:   res.Truncated,
 		SandboxNote: r.SandboxNote,
+		Total:       res.Total,
+		SaveErr:     res.SaveErr,
 	}, err
 }

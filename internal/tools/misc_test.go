@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hew-dev/hew/internal/testenv"
 )
 
 func TestRunShell(t *testing.T) {
@@ -313,5 +315,59 @@ func BenchmarkShapeLarge(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Shape(content, ShapeOptions{StateDir: dir, ID: "bench"})
+	}
+}
+
+// Output over the old 1 MiB capture is saved whole, streamed as the command
+// runs, while the model gets head and tail with the path; two sessions
+// using the same call id write different files (issue 12.5).
+func TestRunShellStreamsWholeOutputToResultFile(t *testing.T) {
+	testenv.Tool(t, "bash")
+	env := testEnv(t)
+	cmd := map[string]any{"command": "seq 1 400000"} // 2.7 MB
+	var want strings.Builder
+	for i := 1; i <= 400000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	paths := map[string]bool{}
+	for _, session := range []string{"sessA", "sessB"} {
+		env.SessionID = session
+		in, _ := json.Marshal(cmd)
+		res, err := RunShell{}.Run(WithCallID(context.Background(), "call_0"), env, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.SavedAt == "" || !strings.Contains(res.Content, res.SavedAt) {
+			t.Fatalf("no saved path in result: %q", res.Content[len(res.Content)-400:])
+		}
+		if len(res.Content) > DefaultMaxChars {
+			t.Errorf("context gets %d bytes, more than %d", len(res.Content), DefaultMaxChars)
+		}
+		for _, w := range []string{"\n1\n2\n", "\n400000\n", "exit code 0", fmt.Sprintf("(%d bytes)", want.Len())} {
+			if !strings.Contains("\n"+res.Content, w) {
+				t.Errorf("result lacks %q", w)
+			}
+		}
+		got, err := os.ReadFile(res.SavedAt)
+		if err != nil || string(got) != want.String() {
+			t.Fatalf("saved file is not the whole output: %d bytes, want %d (%v)", len(got), want.Len(), err)
+		}
+		paths[res.SavedAt] = true
+		// The offset named in the result is where the left-out part begins.
+		if !strings.Contains(res.Content, "offset=") {
+			t.Errorf("no offset to read the left-out part: %q", res.Content)
+		}
+	}
+	if len(paths) != 2 {
+		t.Errorf("two sessions shared one result file: %v", paths)
+	}
+	// A small output leaves no file behind.
+	in, _ := json.Marshal(map[string]any{"command": "echo small"})
+	res, err := RunShell{}.Run(WithCallID(context.Background(), "call_1"), env, in)
+	if err != nil || res.SavedAt != "" {
+		t.Fatalf("small output: %v %+v", err, res)
+	}
+	if _, err := os.Stat(ToolResultPath(env.StateDir, ResultID(env.SessionID, "call_1"))); err == nil {
+		t.Error("small output left a result file")
 	}
 }

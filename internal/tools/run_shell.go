@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hew-dev/hew/internal/execx/execcore"
@@ -62,10 +64,32 @@ type localShell struct{}
 func (localShell) Run(ctx context.Context, req ShellRequest) (ShellResult, error) {
 	res, err := execcore.Run(ctx, execcore.Options{
 		Command: req.Command, Dir: req.Dir, Env: req.Env,
-		Timeout:   time.Duration(req.TimeoutMS) * time.Millisecond,
-		MaxOutput: req.MaxOutput,
+		Timeout:    time.Duration(req.TimeoutMS) * time.Millisecond,
+		MaxOutput:  req.MaxOutput,
+		OutputFile: req.OutputFile,
 	})
-	return ShellResult{Output: res.Output, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Truncated: res.Truncated}, err
+	return ShellResult{Output: res.Output, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Truncated: res.Truncated,
+		Total: res.Total, SaveErr: res.SaveErr}, err
+}
+
+// StreamedHeadTail is how much of a streamed command's output stays in
+// memory for the model (head and tail); the whole output goes to the
+// result file as it is produced, so memory stays bounded at any size.
+const StreamedHeadTail = 32 * 1024
+
+var shellSeq atomic.Int64
+
+// shellOutputFile is where a command's whole output is streamed: unique
+// per session and call, so neither two sessions nor two calls share one.
+func shellOutputFile(ctx context.Context, env *Env) string {
+	if env == nil || env.StateDir == "" {
+		return ""
+	}
+	id := CallID(ctx)
+	if id == "" {
+		id = fmt.Sprintf("shell-%d-%d", time.Now().UnixNano(), shellSeq.Add(1))
+	}
+	return ToolResultPath(env.StateDir, ResultID(env.SessionID, id))
 }
 
 // Run executes the command through env.Shell in the project root.
@@ -87,7 +111,18 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	}
 	timeout := execcore.EffectiveTimeout(time.Duration(in.Timeout) * time.Millisecond)
 	req.TimeoutMS = int(timeout / time.Millisecond)
+	if req.OutputFile = shellOutputFile(ctx, env); req.OutputFile != "" {
+		req.MaxOutput = StreamedHeadTail
+	}
 	res, err := shell.Run(ctx, req)
+	savedAt := ""
+	if req.OutputFile != "" {
+		if res.Truncated > 0 && res.SaveErr == nil {
+			savedAt = req.OutputFile
+		} else {
+			_ = os.Remove(req.OutputFile)
+		}
+	}
 	if err != nil && ctx.Err() == nil {
 		return Result{}, fmt.Errorf("run_shell: %w", err)
 	}
@@ -97,7 +132,13 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 		b.WriteString(out)
 		b.WriteString("\n")
 	}
-	if res.Truncated > 0 && !strings.Contains(out, "bytes of output cut") {
+	switch {
+	case savedAt != "":
+		fmt.Fprintf(&b, "[the whole output (%d bytes) is saved at %s; the middle part above was left out here — read it with read_file (file_path=%q%s) or search it with grep_search]\n",
+			res.Total, savedAt, savedAt, cutOffsetNote(out))
+	case res.Truncated > 0 && res.SaveErr != nil:
+		fmt.Fprintf(&b, "[%d bytes cut from the middle of the output; saving the whole output failed: %v]\n", res.Truncated, res.SaveErr)
+	case res.Truncated > 0 && !strings.Contains(out, "bytes of output cut"):
 		fmt.Fprintf(&b, "[%d bytes cut from the middle of the output]\n", res.Truncated)
 	}
 	isErr := res.ExitCode != 0
@@ -114,5 +155,18 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	if res.SandboxNote != "" {
 		b.WriteString("\n[" + res.SandboxNote + "]")
 	}
-	return Result{Content: b.String(), IsError: isErr}, nil
+	return Result{Content: b.String(), IsError: isErr, SavedAt: savedAt}, nil
+}
+
+// cutMarker is the line the runner puts where it left output out.
+const cutMarker = "\n[… "
+
+// cutOffsetNote locates the left-out part in the saved file: the head
+// shown has h line breaks, so the missing part starts in line h+1.
+func cutOffsetNote(out string) string {
+	i := strings.Index(out, cutMarker)
+	if i < 0 {
+		return ""
+	}
+	return fmt.Sprintf(", offset=%d", strings.Count(out[:i], "\n")+1)
 }

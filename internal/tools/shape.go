@@ -30,6 +30,9 @@ type ShapeOptions struct {
 	PersistOver int
 	// MaxChars is the most characters the model gets (default 50,000).
 	MaxChars int
+	// SavedAt is where the whole result already is (streamed by the tool):
+	// nothing is saved again and the cut marker points there.
+	SavedAt string
 }
 
 // Shape prepares a tool result for the model. A result over PersistOver
@@ -47,9 +50,13 @@ func Shape(content string, opts ShapeOptions) string {
 	if len(content) <= opts.PersistOver && len(content) <= opts.MaxChars {
 		return content
 	}
-	var saved string
+	saved := opts.SavedAt
 	var saveErr error
-	if len(content) > opts.PersistOver {
+	if saved != "" {
+		if len(content) <= opts.MaxChars {
+			return content
+		}
+	} else if len(content) > opts.PersistOver {
 		saved, saveErr = persistResult(content, opts)
 	}
 	n := utf8.RuneCountInString(content)
@@ -78,6 +85,8 @@ func Shape(content string, opts ShapeOptions) string {
 	totalLines := strings.Count(content, "\n") + 1
 	var marker string
 	switch {
+	case opts.SavedAt != "":
+		marker = fmt.Sprintf("[… %d characters cut here. The whole output is saved at %s — search it with grep_search or read it with read_file.]", cutChars, saved)
 	case saved != "":
 		marker = fmt.Sprintf("[… %d characters cut here (lines %d–%d of %d). The full output is saved at %s — read the missing part with read_file (file_path=%q, offset=%d, limit=%d)",
 			cutChars, firstCut, lastCut, totalLines, saved, saved, firstCut, max(lastCut-firstCut+1, 1))
@@ -91,6 +100,15 @@ func Shape(content string, opts ShapeOptions) string {
 		marker = fmt.Sprintf("[… %d characters cut here (lines %d–%d of %d); no state directory to save the full output]", cutChars, firstCut, lastCut, totalLines)
 	}
 	return content[:headEnd] + "\n" + marker + "\n\n" + content[tailStart:]
+}
+
+// ResultID names the saved result of one call: session id and call id, so
+// two sessions never write the same file.
+func ResultID(sessionID, callID string) string {
+	if sessionID == "" {
+		return callID
+	}
+	return sessionID + "-" + callID
 }
 
 // ToolResultPath is where Shape saves the result with id.

@@ -49,6 +49,24 @@ type Result struct {
 	Display string
 	// Todos is set by todo_write so front-ends can show the list.
 	Todos []Todo
+	// SavedAt is where the tool already saved its whole output (run_shell
+	// streams it there); the result shaper points to it instead of saving
+	// the shortened Content over it.
+	SavedAt string
+}
+
+type callIDKey struct{}
+
+// WithCallID tells a tool which call it is running, for files that must be
+// unique per call (streamed shell output).
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID is the id given by WithCallID, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }
 
 // Todo is one item of the model's task list.
@@ -104,6 +122,8 @@ type ShellRequest struct {
 	TimeoutMS int
 	// MaxOutput caps captured bytes (head and tail kept).
 	MaxOutput int
+	// OutputFile, when set, receives the whole output as it runs.
+	OutputFile string
 }
 
 // ShellResult is the outcome of a shell command.
@@ -115,4 +135,8 @@ type ShellResult struct {
 	Truncated int
 	// SandboxNote is a one-line note about confinement (e.g. unavailable).
 	SandboxNote string
+	// Total is the number of output bytes the command produced.
+	Total int
+	// SaveErr is why OutputFile could not be written whole (nil if it was).
+	SaveErr error
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -42,6 +43,10 @@ type Options struct {
 	// Wrap, when set, rewrites the argv (e.g. ["bash","-c",cmd]) before
 	// exec, so a sandbox can re-exec itself around the shell.
 	Wrap func(argv []string) ([]string, error)
+	// OutputFile, when set, receives the whole output as it is produced
+	// (created 0600 with its directory), so output beyond MaxOutput is kept
+	// on disk while memory holds only head and tail.
+	OutputFile string
 }
 
 // Result is what happened.
@@ -54,6 +59,10 @@ type Result struct {
 	// Truncated counts bytes cut from the middle of Output.
 	Truncated int
 	Duration  time.Duration
+	// Total is the number of output bytes the command produced.
+	Total int
+	// SaveErr is why OutputFile could not be written whole (nil if it was).
+	SaveErr error
 }
 
 // EffectiveTimeout applies the default and the maximum to t.
@@ -108,11 +117,17 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		max = DefaultMaxOutput
 	}
 	buf := newCapture(max)
+	var sink io.Writer = buf
+	var save *fileSink
+	if opts.OutputFile != "" {
+		save = openSink(opts.OutputFile)
+		sink = io.MultiWriter(buf, save)
+	}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
 		defer pr.Close()
-		_, _ = io.Copy(buf, pr)
+		_, _ = io.Copy(sink, pr)
 	}()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
@@ -141,6 +156,10 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	grace.Stop()
 	res.Output, res.Truncated = buf.finish()
+	res.Total = buf.totalBytes()
+	if save != nil {
+		res.SaveErr = save.close()
+	}
 	res.ExitCode = exitCode(cmd)
 	res.Duration = time.Since(start)
 	if res.Aborted {
@@ -205,6 +224,54 @@ func (c *capture) Write(p []byte) (int, error) {
 
 // finish freezes the capture and returns the text with a marker where bytes
 // were cut, and how many were cut.
+func (c *capture) totalBytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// fileSink streams output to a file; a failed write is remembered and the
+// rest is dropped, so a full disk never blocks the command.
+type fileSink struct {
+	mu  sync.Mutex
+	f   *os.File
+	err error
+}
+
+func openSink(path string) *fileSink {
+	s := &fileSink{}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		s.err = err
+		return s
+	}
+	s.f, s.err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	return s
+}
+
+// Write implements io.Writer and never fails, so the capture goes on.
+func (s *fileSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil && s.f != nil {
+		if _, err := s.f.Write(p); err != nil {
+			s.err = err
+		}
+	}
+	return len(p), nil
+}
+
+func (s *fileSink) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != nil {
+		if err := s.f.Close(); err != nil && s.err == nil {
+			s.err = err
+		}
+		s.f = nil
+	}
+	return s.err
+}
+
 func (c *capture) finish() (string, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
