@@ -249,6 +249,7 @@ type mockServer struct {
 type recorded struct {
 	path string
 	body map[string]any
+	size int // bytes of the request body as sent
 }
 
 // startMock runs `hew mock-server` with the scenario (empty: no scenario,
@@ -299,7 +300,7 @@ func (w *world) startMock(scenarioJSON string) *mockServer {
 		var body map[string]any
 		_ = json.Unmarshal(b, &body)
 		ms.mu.Lock()
-		ms.reqs = append(ms.reqs, recorded{path: r.URL.Path, body: body})
+		ms.reqs = append(ms.reqs, recorded{path: r.URL.Path, body: body, size: len(b)})
 		ms.mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		r.ContentLength = int64(len(b))

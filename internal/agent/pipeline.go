@@ -229,7 +229,12 @@ func (p *pipeline) deny(pr *prepared, reason, source string) *prepared {
 	pr.receipt.Decision, pr.receipt.DecidedBy, pr.receipt.Reason = "deny", source, reason
 	pr.out.denial = &Denial{ToolUseID: pr.call.ID, Tool: pr.call.Name, Input: pr.input, Reason: reason}
 	p.emit(PermissionDecided{ID: pr.call.ID, Tool: pr.call.Name, Decision: "deny", Reason: reason, Source: source})
-	return p.finish(pr, "Action denied: "+reason+". Do not retry the same action; choose another approach or ask the user.", source)
+	next := "choose another approach or ask the user"
+	if _, headless := p.cfg.Approver.(Headless); headless || p.cfg.Approver == nil {
+		// Nobody is there to ask: say so rather than suggest asking.
+		next = "choose another approach, or finish and say what you would need allowed (nobody can answer questions in this run)"
+	}
+	return p.finish(pr, "Action denied: "+reason+". Do not retry the same action; "+next+".", source)
 }
 
 // authorize turns the verdict into allow or deny, asking the classifier or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/prompt"
 )
 
 // maxGoalRounds bounds how many times --goal sends the agent back to work.
@@ -31,7 +32,7 @@ type goalVerdict struct {
 // each round, sending the agent back with the evaluator's reason until the
 // goal is met, judged impossible, or a limit ends it.
 func (rt *hewRuntime) runGoal(ctx context.Context, text, cond string) agent.TurnResult {
-	msg := text + "\n\nKeep working until this condition holds: " + cond
+	msg := text + "\n\n" + prompt.GoalNote(cond)
 	var total agent.TurnResult
 	for round := 1; ; round++ {
 		res := rt.agent.Run(ctx, rt.userPrompt(msg))
@@ -63,7 +64,7 @@ func (rt *hewRuntime) runGoal(ctx context.Context, text, cond string) agent.Turn
 			total.StopReason, total.Err = agent.StopMaxTurns, fmt.Sprintf("goal not met after %d rounds: %s", round, v.Reason)
 			return total
 		}
-		msg = "The goal is not met yet: " + v.Reason + "\nKeep working until this condition holds: " + cond
+		msg = "The goal is not met yet: " + v.Reason + "\n" + prompt.GoalNote(cond)
 	}
 }
 

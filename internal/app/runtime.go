@@ -58,6 +58,8 @@ type hewRuntime struct {
 	// notices are one-line warnings gathered while building (sandbox off,
 	// settings warnings), shown by the front-end before the first turn.
 	notices []string
+	// sandboxLine describes run_shell's confinement for the prompt.
+	sandboxLine string
 
 	// ask answers approval requests in interactive runs; nil denies.
 	ask agent.Approver
@@ -67,8 +69,9 @@ type hewRuntime struct {
 	prepareErr  error
 	agent       *agent.Agent
 	prompt      prompt.Prompt
-	firstTurn   bool   // the next user message carries the reminder
-	goal        string // --goal, applied to the first message
+	firstTurn   bool            // the next user message carries the reminder
+	toldMode    permission.Mode // the permission mode the model was last told
+	goal        string          // --goal, applied to the first message
 
 	sinkMu sync.Mutex
 	sink   func(agent.Event)
@@ -353,17 +356,21 @@ func (rt *hewRuntime) doPrepare(ctx context.Context) error {
 	for _, err := range rt.mcp.Register(ctx, rt.registry) {
 		rt.notices = append(rt.notices, err.Error())
 	}
+	rt.toldMode = rt.currentMode()
 	rt.prompt = prompt.Build(prompt.Options{
 		Root:            rt.root,
 		HomeDir:         rt.homeDir,
 		HewHome:         rt.home,
 		GOOS:            runtime.GOOS,
 		Shell:           rt.cli.env.get("SHELL"),
-		Mode:            string(rt.currentMode()),
+		Mode:            string(rt.toldMode),
 		Model:           rt.currentModel(),
 		Append:          rt.o.appendSystemPrompt,
 		MCPInstructions: rt.mcp.Instructions(),
 		SkillIndex:      skills.Index(rt.skills),
+		Interactive:     rt.ask != nil,
+		Sandbox:         rt.sandboxLine,
+		Deferred:        deferredLines(rt.registry),
 		Now:             time.Now(),
 	})
 	if mem := memory.Open(rt.stateDir).Context(); mem != "" {
@@ -407,6 +414,12 @@ func (rt *hewRuntime) flushNotices() {
 // userPrompt adds the system reminder (project instructions, date) to the
 // first message of a new session.
 func (rt *hewRuntime) userPrompt(p string) string {
+	if m := rt.currentMode(); m != rt.toldMode {
+		// The mode changed since the model was last told (/mode, /plan):
+		// say so in the message, leaving the cached system prompt alone.
+		rt.toldMode = m
+		p = prompt.WithReminder(prompt.ModeNote(string(m)), p)
+	}
 	if !rt.firstTurn {
 		return p
 	}

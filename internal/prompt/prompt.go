@@ -39,7 +39,20 @@ type Options struct {
 	MCPInstructions string
 	// SkillIndex lists available skills (one line each), if any.
 	SkillIndex string
-	Now        time.Time
+	// Interactive is true when someone at a terminal answers approval
+	// questions; false for headless runs (-p, hew mcp serve), where
+	// whatever would ask is denied.
+	Interactive bool
+	// Sandbox says in one line how run_shell is confined (writes, network);
+	// "" leaves the line out.
+	Sandbox string
+	// Trust says in one line whether the project is trusted and what that
+	// changes; filled by the wiring from internal/config, "" leaves it out.
+	Trust string
+	// Deferred are the tools loaded on demand through tool_search, listed
+	// by name with one line each so the model can find them.
+	Deferred []ToolLine
+	Now      time.Time
 	// Git runs git in Root; nil uses the git binary with a short timeout.
 	Git func(args ...string) (string, error)
 }
@@ -72,63 +85,6 @@ func WithReminder(reminder, userPrompt string) string {
 		return userPrompt
 	}
 	return reminder + "\n\n" + userPrompt
-}
-
-func environment(o Options) string {
-	var b strings.Builder
-	b.WriteString("# Environment\n")
-	fmt.Fprintf(&b, "Working directory (project root): %s\n", o.Root)
-	fmt.Fprintf(&b, "Platform: %s\n", o.GOOS)
-	if o.Shell != "" {
-		fmt.Fprintf(&b, "Shell: %s\n", o.Shell)
-	}
-	if o.Model != "" {
-		fmt.Fprintf(&b, "Model: %s\n", o.Model)
-	}
-	if o.Mode != "" {
-		fmt.Fprintf(&b, "Permission mode: %s\n", o.Mode)
-	}
-	if branch, err := o.Git("rev-parse", "--abbrev-ref", "HEAD"); err == nil {
-		fmt.Fprintf(&b, "Git repository: yes, branch %s\n", strings.TrimSpace(branch))
-		if st, err := o.Git("status", "--porcelain"); err == nil {
-			b.WriteString(statusSummary(st))
-		}
-		if log, err := o.Git("log", "--oneline", "-5"); err == nil && strings.TrimSpace(log) != "" {
-			b.WriteString("Recent commits:\n")
-			for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
-				b.WriteString("  " + l + "\n")
-			}
-		}
-	} else {
-		b.WriteString("Git repository: no\n")
-	}
-	if o.MCPInstructions != "" {
-		b.WriteString("\n# MCP server instructions\n" + strings.TrimSpace(o.MCPInstructions) + "\n")
-	}
-	if o.SkillIndex != "" {
-		b.WriteString("\n# Skills\n" + strings.TrimSpace(o.SkillIndex) + "\n")
-	}
-	if o.Append != "" {
-		b.WriteString("\n" + strings.TrimSpace(o.Append) + "\n")
-	}
-	return b.String()
-}
-
-func statusSummary(porcelain string) string {
-	lines := strings.Split(strings.TrimRight(porcelain, "\n"), "\n")
-	if porcelain == "" || len(lines) == 0 || lines[0] == "" {
-		return "Git status: clean\n"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Git status: %d changed path(s)\n", len(lines))
-	for i, l := range lines {
-		if i == 10 {
-			fmt.Fprintf(&b, "  … and %d more\n", len(lines)-10)
-			break
-		}
-		b.WriteString("  " + l + "\n")
-	}
-	return b.String()
 }
 
 func reminder(instructions string, now time.Time) string {

@@ -44,6 +44,11 @@ func TestEnvironmentBlock(t *testing.T) {
 	git := func(args ...string) (string, error) {
 		switch args[0] {
 		case "rev-parse":
+			if args[1] == "--is-inside-work-tree" {
+				return "true\n", nil
+			}
+			return "abc123\n", nil
+		case "symbolic-ref":
 			return "main\n", nil
 		case "status":
 			return " M a.go\n?? b.go\n", nil

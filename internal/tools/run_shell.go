@@ -147,7 +147,7 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 		b.WriteString("command aborted by the user (process group killed)")
 		isErr = true
 	case res.TimedOut:
-		fmt.Fprintf(&b, "command timed out after %s and was killed (with its process group); raise timeout (max 600000 ms) or run it in the background", timeout)
+		fmt.Fprintf(&b, "command timed out after %s and was killed (with its process group); raise timeout (max 600000 ms) or split the work into shorter commands", timeout)
 		isErr = true
 	default:
 		fmt.Fprintf(&b, "exit code %d", res.ExitCode)
