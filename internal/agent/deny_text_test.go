@@ -44,4 +44,6 @@ func TestDenialTextHeadlessVsInteractive(t *testing.T) {
 
 type approverFunc func(context.Context, ApprovalRequest) (Approval, string)
 
-func (f approverFunc) Approve(ctx context.Context, r ApprovalRequest) (Approval, string) { return f(ctx, r) }
+func (f approverFunc) Approve(ctx context.Context, r ApprovalRequest) (Approval, string) {
+	return f(ctx, r)
+}

@@ -71,7 +71,7 @@ func (rt *hewRuntime) wireBrakes() error {
 		Network: rt.settings.Sandbox.Network == config.NetworkAll,
 	}, rt.settings.Sandbox.Enabled)
 	rt.env.Shell = &execx.Runner{Wrap: wrap, SandboxNote: warning}
-	rt.sandboxLine = sandboxLine(wrap != nil, rt.settings.Sandbox.Network, warning)
+	rt.sandboxLine = sandboxLine(wrap != nil, rt.settings.Sandbox.Network == config.NetworkAll, warning)
 	if warning != "" {
 		rt.notices = append(rt.notices, warning)
 	}

@@ -27,7 +27,7 @@ func TestEnvironmentInteractiveOrHeadless(t *testing.T) {
 // Sandbox, trust and deferred tools appear when given, and only then.
 func TestEnvironmentSandboxTrustDeferred(t *testing.T) {
 	env := Build(Options{Root: "/p", Git: noGit, Sandbox: "on: writes only in the project; network off",
-		Trust: "not trusted: project hooks are ignored",
+		Trust:    "not trusted: project hooks are ignored",
 		Deferred: []ToolLine{{"enter_plan_mode", "Switch to plan mode."}, {"mcp__db__query", "Run a query."}}}).System[1].Text
 	for _, want := range []string{"Sandbox: on: writes only in the project; network off", "Project trust: not trusted",
 		"# Deferred tools (load with tool_search select:NAME, then call)", "- enter_plan_mode: Switch to plan mode.", "- mcp__db__query: Run a query."} {
