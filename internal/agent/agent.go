@@ -94,6 +94,15 @@ func (a *Agent) SetHistory(h []llm.Message) {
 	a.history = slices.Clone(h)
 }
 
+// SetSystem replaces the system prompt. A session builds the agent first
+// and the prompt right before the first request (after MCP servers
+// connected), so it sets it then.
+func (a *Agent) SetSystem(system []llm.SystemBlock) {
+	a.mu.Lock()
+	a.cfg.System = system
+	a.mu.Unlock()
+}
+
 // SetModel switches the provider and model for the following requests.
 func (a *Agent) SetModel(p llm.Provider, model string) {
 	a.mu.Lock()

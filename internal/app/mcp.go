@@ -28,7 +28,7 @@ func (a *cli) mcpCmd(args []string) int {
 		if err != nil {
 			return a.fail(err)
 		}
-		if err := rt.buildTools(); err != nil {
+		if err := a.buildTools(rt); err != nil {
 			return a.fail(err)
 		}
 		defer rt.mcp.Close()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/ui/headless"
 )
 
@@ -84,49 +85,30 @@ func signalContext() (context.Context, func()) {
 // runOnce runs one task: headless (-p, or no terminal to ask) writes
 // text/json/stream-json; interactive uses the terminal renderer and asks.
 func (a *cli) runOnce(o *options, text string, interactive bool) int {
-	rt, err := a.build(o)
-	if err != nil {
-		return a.fail(err)
-	}
-	defer rt.close()
-	ctx, stop := signalContext()
-	defer stop()
-
 	if interactive {
-		return a.runInteractiveOnce(ctx, rt, text)
+		return a.runInteractiveOnce(o, text)
 	}
 	format, _ := headless.ParseFormat(o.outputFormat)
 	w := headless.New(headless.Options{Format: format, Out: a.stdout, Err: a.stderr, Verbose: o.verbose})
-	rt.subscribe(w.Handle)
-	res := rt.turn(ctx, text, func() {
-		w.Start(headless.Init{
-			SessionID: rt.rec.ID(), Model: rt.prov.Model, Provider: rt.prov.Name,
-			Tools: rt.registry.Names(), PermissionMode: string(rt.mode), Cwd: rt.root,
-		})
+	sess, err := a.newSession(o, func(*config.Settings) frontEnd { return frontEnd{emit: w.Handle} })
+	if err != nil {
+		return a.fail(err)
+	}
+	defer a.closeSession(sess)
+	ctx, stop := signalContext()
+	defer stop()
+
+	_ = sess.Prepare(ctx) // a failure is the turn's error result, after Init
+	w.Start(headless.Init{
+		SessionID: sess.ID(), Model: sess.Model(), Provider: sess.ProviderName(),
+		Tools: sess.ToolNames(), PermissionMode: string(sess.Mode()), Cwd: sess.Root(),
 	})
+	res := sess.Submit(ctx, text)
 	w.Finish(res)
 	if err := w.Err(); err != nil && res.StopReason == agent.StopCompleted {
 		return a.errorf(ExitError, "writing output: %v", err)
 	}
 	return exitCode(res)
-}
-
-// turn prepares the runtime (once) and runs one user message, honouring
-// --goal. started runs after preparation, before the first request.
-func (rt *hewRuntime) turn(ctx context.Context, text string, started func()) agent.TurnResult {
-	err := rt.prepare(ctx)
-	if started != nil {
-		started()
-	}
-	rt.flushNotices()
-	if err != nil {
-		return agent.TurnResult{StopReason: agent.StopError, Err: err.Error(), SessionID: rt.rec.ID(), CostUSD: -1}
-	}
-	if goal := rt.goal; goal != "" {
-		rt.goal = ""
-		return rt.runGoal(ctx, text, goal)
-	}
-	return rt.agent.Run(ctx, rt.userPrompt(text))
 }
 
 // exitCode maps a turn's stop reason to the SPEC's exit codes.

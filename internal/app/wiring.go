@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/execx"
 	"github.com/hew-dev/hew/internal/hooks"
@@ -46,7 +45,7 @@ func (a *cli) newProvider(c choice) (llm.Provider, error) {
 
 // wireBrakes builds the permission engine, the hooks and the shell runner
 // (sandboxed when possible).
-func (rt *hewRuntime) wireBrakes() error {
+func (a *cli) wireBrakes(rt *parts) error {
 	eng, err := permission.New(permission.Options{
 		Root:            rt.root,
 		HomeDir:         rt.homeDir,
@@ -63,7 +62,7 @@ func (rt *hewRuntime) wireBrakes() error {
 	rt.env.AdditionalDirs = eng.AdditionalDirs()
 	rt.env.AllowOutside = eng.AllowsOutside
 	rt.env.DeniedRead = eng.DeniesRead
-	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, rt.cli.environ)
+	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, a.environ)
 	wrap, warning := sandbox.Configure(sandbox.Policy{
 		Root:    rt.root,
 		Extra:   rt.env.AdditionalDirs,
@@ -76,15 +75,6 @@ func (rt *hewRuntime) wireBrakes() error {
 		rt.notices = append(rt.notices, warning)
 	}
 	return nil
-}
-
-// approver answers approval requests: the terminal front-end sets one;
-// otherwise whatever would ask is denied.
-func (rt *hewRuntime) approver() agent.Approver {
-	if rt.ask != nil {
-		return rt.ask
-	}
-	return agent.Headless{Hint: "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json"}
 }
 
 // sandboxAvailable reports whether run_shell can be confined here.

@@ -66,10 +66,8 @@ func (ss *session) cmdHelp(context.Context, string) {
 		}
 		ss.printf("  %-18s %s", use, ss.r.Dim(c.help))
 	}
-	if ss.opts.Extras.Skills != nil {
-		for _, sk := range ss.opts.Extras.Skills() {
-			ss.printf("  %-18s %s", "/"+sk.Name+" [args]", ss.r.Dim("skill: "+sk.Description))
-		}
+	for _, sk := range ss.ag.Skills() {
+		ss.printf("  %-18s %s", "/"+sk.Name+" [args]", ss.r.Dim("skill: "+sk.Description))
 	}
 	ss.r.Println(ss.r.Bold("Keys"))
 	ss.printf("  %-18s %s", "Ctrl+C", ss.r.Dim("stop the running turn; twice at an empty prompt to exit"))
@@ -99,7 +97,8 @@ func (ss *session) cmdCompact(ctx context.Context, focus string) {
 }
 
 func (ss *session) cmdCost(context.Context, string) {
-	u, cost := ss.ag.Usage()
+	st := ss.ag.Status()
+	u, cost := st.Usage, st.CostUSD
 	ss.printf("%s in (%s cache read, %s cache write) · %s out · %s",
 		render.FormatTokens(u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens),
 		render.FormatTokens(u.CacheReadTokens), render.FormatTokens(u.CacheWriteTokens),
@@ -121,17 +120,14 @@ func (ss *session) cmdStatus(context.Context, string) {
 
 // statusLines renders /status.
 func (ss *session) statusLines() []string {
-	u, cost := ss.ag.Usage()
-	info := SessionInfo{CacheHitRate: -1}
-	if ss.opts.Session != nil {
-		info = ss.opts.Session()
-	}
-	tok, win := info.ContextTokens, info.ContextWindow
+	info := ss.ag.Status()
+	u, cost := info.Usage, info.CostUSD
+	tok, win := info.ContextTokens, info.Window
 	if tok == 0 {
 		tok, win = ss.r.Context()
 	}
 	if win == 0 {
-		win = llm.LookupModel(ss.model).ContextWindow
+		win = llm.LookupModel(info.Model).ContextWindow
 	}
 	ctxText := "no request yet"
 	if tok > 0 && win > 0 {
@@ -145,9 +141,9 @@ func (ss *session) statusLines() []string {
 	if rate >= 0 {
 		rateText = fmt.Sprintf("%.0f%% of input read from cache", rate*100)
 	}
-	model := ss.model
-	if ss.opts.Provider != "" {
-		model += " (" + ss.opts.Provider + ")"
+	model := info.Model
+	if info.Provider != "" {
+		model += " (" + info.Provider + ")"
 	}
 	id := info.ID
 	if id == "" {
@@ -160,7 +156,7 @@ func (ss *session) statusLines() []string {
 	lines := []string{
 		row("session", id),
 		row("model", model),
-		row("mode", string(ss.ag.Mode())),
+		row("mode", string(info.Mode)),
 		row("context", ctxText),
 		row("tokens", fmt.Sprintf("in %s · out %s · cache read %s · cache write %s",
 			render.FormatTokens(u.InputTokens), render.FormatTokens(u.OutputTokens),
@@ -186,20 +182,13 @@ func cacheHitRate(u llm.Usage) float64 {
 
 func (ss *session) cmdModel(_ context.Context, name string) {
 	if name == "" {
-		ss.printf("Model: %s", ss.model)
+		ss.printf("Model: %s", ss.ag.Status().Model)
 		return
 	}
-	if ss.opts.NewProvider == nil {
-		ss.r.Notice("error", "switching models is not available in this session")
-		return
-	}
-	p, err := ss.opts.NewProvider(name)
-	if err != nil {
+	if err := ss.ag.SetModel(name); err != nil {
 		ss.r.Notice("error", "cannot use model "+name+": "+err.Error())
 		return
 	}
-	ss.ag.SetModel(p, name)
-	ss.model = name
 	ss.printf("Model: %s", name)
 }
 
@@ -230,12 +219,8 @@ func (ss *session) cmdPlan(ctx context.Context, _ string) {
 	ss.cmdMode(ctx, string(permission.ModePlan))
 }
 
-func (ss *session) cmdResume(_ context.Context, arg string) {
-	if ss.opts.ListSessions == nil || ss.opts.Resume == nil {
-		ss.r.Notice("error", "resuming is not available in this session")
-		return
-	}
-	list, err := ss.opts.ListSessions()
+func (ss *session) cmdResume(ctx context.Context, arg string) {
+	list, err := ss.ag.Sessions()
 	if err != nil {
 		ss.r.Notice("error", "listing sessions: "+err.Error())
 		return
@@ -256,7 +241,7 @@ func (ss *session) cmdResume(_ context.Context, arg string) {
 	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(list) {
 		id = list[n-1].ID
 	}
-	if err := ss.opts.Resume(id); err != nil {
+	if err := ss.ag.Resume(ctx, id); err != nil {
 		ss.r.Notice("error", "resume "+id+": "+err.Error())
 		return
 	}

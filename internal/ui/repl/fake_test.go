@@ -3,18 +3,21 @@ package repl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
 )
 
-// fakeAgent stands in for *agent.Agent: it emits a small turn per prompt.
-// "slow" streams until cancelled; "ask" asks its approver first.
+// fakeAgent stands in for core.Session: it emits a small turn per prompt.
+// "slow" streams until cancelled; "ask" asks its approver first. The
+// optional funcs back the commands a test looks at.
 type fakeAgent struct {
 	mu       sync.Mutex
 	emit     func(agent.Event)
@@ -27,13 +30,22 @@ type fakeAgent struct {
 	history  []llm.Message
 	started  chan struct{} // receives when a slow turn is streaming
 	aborted  chan struct{} // receives when a slow turn saw its cancellation
+
+	status    func() core.Status
+	sessions  []core.Summary
+	skills    []core.SkillCommand
+	skillText func(name, args string) (string, bool)
+	memories  func() ([]string, error)
+	remember  func(text string) (string, error)
+	goal      func(ctx context.Context, cond string) agent.TurnResult
+	loopRound func(ctx context.Context, prompt string) (time.Duration, string, bool)
 }
 
 func newFakeAgent() *fakeAgent {
-	return &fakeAgent{mode: permission.ModeDefault, emit: func(agent.Event) {}, started: make(chan struct{}, 1), aborted: make(chan struct{}, 1)}
+	return &fakeAgent{mode: permission.ModeDefault, model: "claude-sonnet-4-5", emit: func(agent.Event) {}, started: make(chan struct{}, 1), aborted: make(chan struct{}, 1)}
 }
 
-func (f *fakeAgent) Run(ctx context.Context, prompt string) agent.TurnResult {
+func (f *fakeAgent) Submit(ctx context.Context, prompt string) agent.TurnResult {
 	f.mu.Lock()
 	f.prompts = append(f.prompts, prompt)
 	f.history = append(f.history, llm.UserText(prompt))
@@ -70,17 +82,77 @@ func (f *fakeAgent) History() []llm.Message {
 	defer f.mu.Unlock()
 	return append([]llm.Message(nil), f.history...)
 }
-func (f *fakeAgent) SetModel(_ llm.Provider, model string) { f.model = model }
-func (f *fakeAgent) SetMode(m permission.Mode)             { f.mode = m }
-func (f *fakeAgent) Mode() permission.Mode                 { return f.mode }
+
+func (f *fakeAgent) SetModel(model string) error {
+	if model == "broken" {
+		return errors.New("no key for this provider")
+	}
+	f.model = model
+	return nil
+}
+func (f *fakeAgent) SetMode(m permission.Mode) { f.mode = m }
+func (f *fakeAgent) Mode() permission.Mode     { return f.mode }
 func (f *fakeAgent) Compact(_ context.Context, focus string) error {
 	f.compacts = append(f.compacts, focus)
 	return nil
 }
-func (f *fakeAgent) Usage() (llm.Usage, float64) {
-	return llm.Usage{InputTokens: 1000, OutputTokens: 250, CacheReadTokens: 3000, CacheWriteTokens: 1000}, 0.0421
-}
 func (f *fakeAgent) Clear() { f.cleared++; f.history = nil }
+
+func (f *fakeAgent) Status() core.Status {
+	if f.status != nil {
+		return f.status()
+	}
+	return core.Status{ID: "01JSESSION", Model: f.model, Provider: "anthropic", Mode: f.mode, CacheHitRate: -1,
+		Usage:   llm.Usage{InputTokens: 1000, OutputTokens: 250, CacheReadTokens: 3000, CacheWriteTokens: 1000},
+		CostUSD: 0.0421}
+}
+
+func (f *fakeAgent) Sessions() ([]core.Summary, error) { return f.sessions, nil }
+func (f *fakeAgent) Resume(_ context.Context, id string) error {
+	for _, s := range f.sessions {
+		if s.ID == id {
+			return nil
+		}
+	}
+	return errors.New("no such session")
+}
+
+func (f *fakeAgent) Skills() []core.SkillCommand { return f.skills }
+func (f *fakeAgent) RunSkill(ctx context.Context, name, args string) (agent.TurnResult, bool) {
+	if f.skillText == nil {
+		return agent.TurnResult{}, false
+	}
+	text, ok := f.skillText(name, args)
+	if !ok {
+		return agent.TurnResult{}, false
+	}
+	return f.Submit(ctx, text), true
+}
+
+func (f *fakeAgent) Memories() ([]string, error) {
+	if f.memories == nil {
+		return nil, nil
+	}
+	return f.memories()
+}
+func (f *fakeAgent) Remember(text string) (string, error) {
+	if f.remember == nil {
+		return "", errors.New("memory is read-only here")
+	}
+	return f.remember(text)
+}
+func (f *fakeAgent) Goal(ctx context.Context, cond string) agent.TurnResult {
+	if f.goal == nil {
+		return agent.TurnResult{StopReason: agent.StopGoalImpossible, Err: "no evaluator in this test"}
+	}
+	return f.goal(ctx, cond)
+}
+func (f *fakeAgent) LoopRound(ctx context.Context, prompt string) (time.Duration, string, bool) {
+	if f.loopRound == nil {
+		return 0, "", false
+	}
+	return f.loopRound(ctx, prompt)
+}
 
 func (f *fakeAgent) gotPrompts() []string {
 	f.mu.Lock()

@@ -15,75 +15,52 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/ui/render"
 )
 
-// Agent is what the REPL needs of the runtime; *agent.Agent implements it.
-type Agent interface {
-	Run(ctx context.Context, prompt string) agent.TurnResult
-	History() []llm.Message
-	SetModel(p llm.Provider, model string)
+// Session is what the REPL drives: the contract of core.Session, the one
+// every front-end uses. Turns, goal and loop rounds, skills and compaction
+// run one at a time; Ctrl+C cancels the context they were given.
+type Session interface {
+	Submit(ctx context.Context, text string) agent.TurnResult
+	Compact(ctx context.Context, focus string) error
+	Clear()
+	Resume(ctx context.Context, id string) error
+	Sessions() ([]core.Summary, error)
+	SetModel(model string) error
 	SetMode(m permission.Mode)
 	Mode() permission.Mode
-	Compact(ctx context.Context, focus string) error
-	Usage() (llm.Usage, float64)
-	Clear()
+	Status() core.Status
+	History() []llm.Message
+	Skills() []core.SkillCommand
+	RunSkill(ctx context.Context, name, args string) (agent.TurnResult, bool)
+	Memories() ([]string, error)
+	Remember(text string) (string, error)
+	Goal(ctx context.Context, cond string) agent.TurnResult
+	LoopRound(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool)
 }
 
-// SessionInfo is what /status reports about the session beyond usage.
-type SessionInfo struct {
-	ID string
-	// ContextTokens and ContextWindow give the context use; zero values
-	// fall back to the last reported use and the model's known window.
-	ContextTokens, ContextWindow int
-	// CacheHitRate in [0,1]; negative means "compute it from usage".
-	CacheHitRate float64
-	// MCP is one line per configured MCP server (state, tool count, error).
-	MCP []string
-}
+var _ Session = (*core.Session)(nil)
 
-// SessionSummary is one resumable session, as /resume lists it.
-type SessionSummary struct {
-	ID       string
-	Updated  time.Time
-	Title    string // e.g. the first prompt
-	Messages int
-}
-
-// Options is everything Run needs. Streams, Agent and Renderer are
-// required; the callbacks may be nil, and the commands that need them then
-// say they are unavailable.
+// Options is everything Run needs; Streams, Session and Renderer are required.
 type Options struct {
 	Streams  *term.Streams
-	Agent    Agent
+	Session  Session
 	Renderer *render.Renderer
-	// Approver is the one handed to agent.Config.Approver (NewApprover over
-	// the same Streams), or nil. Run does not call it: questions and the
+	// Approver is the one the session asks (core.Options.Approver; NewApprover
+	// over the same Streams), or nil. Run does not call it: questions and the
 	// prompt take turns reading the same Streams input, which keeps either
 	// from stealing the other's lines. It is here so callers wire both in
 	// one place.
 	Approver *Approver
 
-	// Model and Provider name the starting model, for the banner and /status.
-	Model    string
-	Provider string
 	// HistoryFile is where typed lines are kept ($HEW_HOME/history); empty
 	// keeps history in memory only.
 	HistoryFile string
-	// NewProvider builds a provider for /model NAME.
-	NewProvider func(model string) (llm.Provider, error)
-	// Session reports the session id and context figures for /status.
-	Session func() SessionInfo
-	// ListSessions lists this directory's sessions, newest first, for /resume.
-	ListSessions func() ([]SessionSummary, error)
-	// Resume loads a session by id into the agent (SetHistory) and makes it
-	// the one being recorded.
-	Resume func(id string) error
-	// Extras back /skills, /memory, /remember, /goal and /SKILL-NAME.
-	Extras Extras
 	// Banner is printed once at start (e.g. version and working directory).
 	Banner string
 
@@ -124,11 +101,10 @@ type session struct {
 	opts     Options
 	s        *term.Streams
 	r        *render.Renderer
-	ag       Agent
+	ag       Session
 	in       lineReader
 	ints     <-chan os.Signal
 	now      func() time.Time
-	model    string
 	lastInt  time.Time
 	exitCode int
 	done     bool
@@ -137,10 +113,10 @@ type session struct {
 // Run runs the interactive loop until the user exits or ctx ends, and
 // returns the process exit code.
 func Run(ctx context.Context, opts Options) int {
-	if opts.Streams == nil || opts.Agent == nil || opts.Renderer == nil {
+	if opts.Streams == nil || opts.Session == nil || opts.Renderer == nil {
 		return ExitError
 	}
-	ss := &session{opts: opts, s: opts.Streams, r: opts.Renderer, ag: opts.Agent, now: timeNow, model: opts.Model}
+	ss := &session{opts: opts, s: opts.Streams, r: opts.Renderer, ag: opts.Session, now: timeNow}
 	ss.ints = opts.Interrupts
 	if ss.ints == nil {
 		ch := make(chan os.Signal, 4)
@@ -224,7 +200,7 @@ func (ss *session) handle(ctx context.Context, line string) {
 	if strings.HasPrefix(text, "//") { // "//x" sends "/x" literally
 		line = strings.TrimPrefix(strings.TrimLeft(line, " "), "/")
 	}
-	ss.turn(ctx, func(c context.Context) { ss.ag.Run(c, line) })
+	ss.turn(ctx, func(c context.Context) { ss.ag.Submit(c, line) })
 	ss.r.Println("")
 }
 

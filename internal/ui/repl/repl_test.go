@@ -2,7 +2,6 @@ package repl
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/ui/render"
@@ -40,26 +40,11 @@ func newRig(in io.Reader) *rig {
 	ap := NewApprover(s, r)
 	ag.approver = ap
 	ints := make(chan os.Signal, 4)
-	sessions := []SessionSummary{
+	ag.sessions = []core.Summary{
 		{ID: "01JOLDER", Updated: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Title: "fix the\nflaky test", Messages: 4},
 	}
 	return &rig{ag: ag, s: s, out: out, ints: ints, opts: Options{
-		Streams: s, Agent: ag, Renderer: r, Approver: ap, Model: "claude-sonnet-4-5", Provider: "anthropic",
-		Interrupts: ints,
-		NewProvider: func(model string) (llm.Provider, error) {
-			if model == "broken" {
-				return nil, errors.New("no key for this provider")
-			}
-			return nil, nil
-		},
-		Session:      func() SessionInfo { return SessionInfo{ID: "01JSESSION", CacheHitRate: -1} },
-		ListSessions: func() ([]SessionSummary, error) { return sessions, nil },
-		Resume: func(id string) error {
-			if id != "01JOLDER" {
-				return errors.New("no such session")
-			}
-			return nil
-		},
+		Streams: s, Session: ag, Renderer: r, Approver: ap, Interrupts: ints,
 	}}
 }
 
@@ -277,25 +262,21 @@ func TestExtrasCommands(t *testing.T) {
 	rg := newRig(strings.NewReader(script))
 	var remembered []string
 	var goals []string
-	rg.opts.Extras = Extras{
-		Skills: func() []SkillCommand {
-			return []SkillCommand{{Name: "review", Description: "review a file", Source: "project"}}
-		},
-		SkillPrompt: func(name, args string) (string, bool) {
-			if name != "review" {
-				return "", false
-			}
-			return "REVIEW " + args, true
-		},
-		Memories: func() ([]string, error) { return remembered, nil },
-		Remember: func(text string) (string, error) {
-			remembered = append(remembered, "project "+text)
-			return "project/x", nil
-		},
-		Goal: func(ctx context.Context, cond string) agent.TurnResult {
-			goals = append(goals, cond)
-			return agent.TurnResult{StopReason: agent.StopGoalMet}
-		},
+	rg.ag.skills = []core.SkillCommand{{Name: "review", Description: "review a file", Source: "project"}}
+	rg.ag.skillText = func(name, args string) (string, bool) {
+		if name != "review" {
+			return "", false
+		}
+		return "REVIEW " + args, true
+	}
+	rg.ag.memories = func() ([]string, error) { return remembered, nil }
+	rg.ag.remember = func(text string) (string, error) {
+		remembered = append(remembered, "project "+text)
+		return "project/x", nil
+	}
+	rg.ag.goal = func(ctx context.Context, cond string) agent.TurnResult {
+		goals = append(goals, cond)
+		return agent.TurnResult{StopReason: agent.StopGoalMet}
 	}
 	if code := Run(context.Background(), rg.opts); code != ExitOK {
 		t.Fatalf("exit %d", code)
@@ -308,7 +289,7 @@ func TestExtrasCommands(t *testing.T) {
 		t.Errorf("remembered %q goals %q", remembered, goals)
 	}
 	for _, want := range []string{"/review", "review a file", "Remembered (project/x).", "Usage: /remember TEXT",
-		"project use tabs", "Goal met.", "Usage: /loop INTERVAL PROMPT", "/loop dynamic is not available in this session", "Unknown command /nosuchskill."} {
+		"project use tabs", "Goal met.", "Usage: /loop INTERVAL PROMPT", "Loop ended: no next round was scheduled.", "Unknown command /nosuchskill."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -354,8 +335,8 @@ func TestLoopStopsOnCtrlC(t *testing.T) {
 // /status names each MCP server's state, so a failed server is visible.
 func TestStatusShowsMCPServers(t *testing.T) {
 	rg := newRig(strings.NewReader("/status\n"))
-	rg.opts.Session = func() SessionInfo {
-		return SessionInfo{ID: "s", CacheHitRate: -1, MCP: []string{"db: failed, 0 tools — server crashed 3 times"}}
+	rg.ag.status = func() core.Status {
+		return core.Status{ID: "s", CacheHitRate: -1, MCP: []string{"db: failed, 0 tools — server crashed 3 times"}}
 	}
 	Run(context.Background(), rg.opts)
 	if out := rg.out.String(); !strings.Contains(out, "db: failed, 0 tools — server crashed 3 times") {
@@ -368,7 +349,7 @@ func TestStatusShowsMCPServers(t *testing.T) {
 func TestDynamicLoopEndsWithoutWakeup(t *testing.T) {
 	rg := newRig(strings.NewReader("/loop dynamic watch the deploy\n"))
 	rounds := 0
-	rg.opts.Extras.LoopRound = func(ctx context.Context, prompt string) (time.Duration, string, bool) {
+	rg.ag.loopRound = func(ctx context.Context, prompt string) (time.Duration, string, bool) {
 		rounds++
 		if prompt != "watch the deploy" {
 			t.Errorf("prompt %q", prompt)

@@ -33,6 +33,7 @@ func fakeMain() int {
 	s := term.System(term.EnvFromList(os.Environ()))
 	r := render.New(s, render.Options{})
 	ag := newFakeAgent()
+	ag.model = "mock"
 	ag.emit = r.Emit
 	ap := NewApprover(s, r)
 	ag.approver = ap
@@ -45,7 +46,7 @@ func fakeMain() int {
 		}
 	}()
 	return Run(context.Background(), Options{
-		Streams: s, Agent: ag, Renderer: r, Approver: ap, Model: "mock",
+		Streams: s, Session: ag, Renderer: r, Approver: ap,
 		HistoryFile: os.Getenv("HEW_TEST_HISTORY"),
 	})
 }

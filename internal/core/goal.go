@@ -1,4 +1,4 @@
-package app
+package core
 
 import (
 	"context"
@@ -31,20 +31,20 @@ type goalVerdict struct {
 // runGoal runs text, then lets an evaluator judge the --goal condition after
 // each round, sending the agent back with the evaluator's reason until the
 // goal is met, judged impossible, or a limit ends it.
-func (rt *hewRuntime) runGoal(ctx context.Context, text, cond string) agent.TurnResult {
+func (s *Session) runGoal(ctx context.Context, text, cond string) agent.TurnResult {
 	msg := text + "\n\n" + prompt.GoalNote(cond)
 	var total agent.TurnResult
 	for round := 1; ; round++ {
-		res := rt.agent.Run(ctx, rt.userPrompt(msg))
+		res := s.agent.Run(ctx, s.userPrompt(msg))
 		total = mergeResults(total, res)
 		if res.StopReason != agent.StopCompleted {
 			return total
 		}
-		if lim, why := rt.overRunBudget(); lim {
+		if lim, why := s.overRunBudget(); lim {
 			total.StopReason, total.Err = agent.StopMaxBudget, why
 			return total
 		}
-		v, err := rt.evalGoal(ctx, cond)
+		v, err := s.evalGoal(ctx, cond)
 		if err != nil {
 			total.StopReason, total.Err = agent.StopError, "goal evaluation: "+err.Error()
 			if ctx.Err() != nil {
@@ -52,7 +52,7 @@ func (rt *hewRuntime) runGoal(ctx context.Context, text, cond string) agent.Turn
 			}
 			return total
 		}
-		rt.emit(agent.Notice{Level: "info", Text: fmt.Sprintf("goal check %d: met=%v: %s", round, v.OK, v.Reason)})
+		s.emit(agent.Notice{Level: "info", Text: fmt.Sprintf("goal check %d: met=%v: %s", round, v.OK, v.Reason)})
 		switch {
 		case v.OK:
 			total.StopReason = agent.StopGoalMet
@@ -70,28 +70,31 @@ func (rt *hewRuntime) runGoal(ctx context.Context, text, cond string) agent.Turn
 
 // overRunBudget applies --max-budget-tokens and --max-cost-usd to the whole
 // run (a goal run has several turns).
-func (rt *hewRuntime) overRunBudget() (bool, string) {
-	u, cost := rt.agent.Usage()
-	if rt.o.maxBudgetTokens > 0 && u.Total() >= rt.o.maxBudgetTokens {
-		return true, fmt.Sprintf("token budget of %d used up", rt.o.maxBudgetTokens)
+func (s *Session) overRunBudget() (bool, string) {
+	u, cost := s.agent.Usage()
+	if s.o.MaxBudgetTokens > 0 && u.Total() >= s.o.MaxBudgetTokens {
+		return true, fmt.Sprintf("token budget of %d used up", s.o.MaxBudgetTokens)
 	}
-	if rt.o.maxCostUSD > 0 && cost >= rt.o.maxCostUSD {
-		return true, fmt.Sprintf("cost limit of $%.2f reached", rt.o.maxCostUSD)
+	if s.o.MaxCostUSD > 0 && cost >= s.o.MaxCostUSD {
+		return true, fmt.Sprintf("cost limit of $%.2f reached", s.o.MaxCostUSD)
 	}
 	return false, ""
 }
 
 // evalGoal asks the model (purpose goal_eval) whether cond holds, showing it
 // the latest turn of the history.
-func (rt *hewRuntime) evalGoal(ctx context.Context, cond string) (goalVerdict, error) {
+func (s *Session) evalGoal(ctx context.Context, cond string) (goalVerdict, error) {
 	req := &llm.Request{
-		Model:     rt.agent.Model(),
+		Model:     s.agent.Model(),
 		System:    []llm.SystemBlock{{Text: llm.PurposeTag(llm.PurposeGoalEval) + "\n" + goalEvalPrompt}},
-		Messages:  []llm.Message{llm.UserText("Goal: " + cond + "\n\nTranscript of the latest work:\n" + lastTurnTranscript(rt.agent.History(), 20000))},
+		Messages:  []llm.Message{llm.UserText("Goal: " + cond + "\n\nTranscript of the latest work:\n" + lastTurnTranscript(s.agent.History(), 20000))},
 		MaxTokens: 1024,
 		Purpose:   llm.PurposeGoalEval,
 	}
-	resp, err := rt.provider.Stream(ctx, req, func(llm.Event) {})
+	s.mu.Lock()
+	prov := s.provider
+	s.mu.Unlock()
+	resp, err := prov.Stream(ctx, req, func(llm.Event) {})
 	if err != nil {
 		return goalVerdict{}, err
 	}

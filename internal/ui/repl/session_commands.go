@@ -9,29 +9,6 @@ import (
 	"github.com/hew-dev/hew/internal/agent"
 )
 
-// SkillCommand is a user-invocable skill, runnable as /NAME ARGS.
-type SkillCommand struct {
-	Name, Description, Source string
-}
-
-// Extras are the optional capabilities behind /skills, /memory, /remember,
-// /goal and /NAME. A nil field makes its command say it is not available.
-type Extras struct {
-	// Skills lists the user-invocable skills.
-	Skills func() []SkillCommand
-	// SkillPrompt expands skill name with args into the message to send.
-	SkillPrompt func(name, args string) (string, bool)
-	// Memories lists long-term memory, one line per memory.
-	Memories func() ([]string, error)
-	// Remember stores text in long-term memory and says where.
-	Remember func(text string) (string, error)
-	// Goal works on a task until an evaluator judges cond met (or a limit).
-	Goal func(ctx context.Context, cond string) agent.TurnResult
-	// LoopRound runs one round of /loop dynamic PROMPT and returns the
-	// wake-up the model scheduled; again is false when it scheduled none.
-	LoopRound func(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool)
-}
-
 // Loop bounds for /loop INTERVAL (the seed's 60–3600 s).
 const (
 	minLoopInterval = 60 * time.Second
@@ -39,11 +16,7 @@ const (
 )
 
 func (ss *session) cmdSkills(context.Context, string) {
-	if ss.opts.Extras.Skills == nil {
-		ss.printf("No skills are available.")
-		return
-	}
-	list := ss.opts.Extras.Skills()
+	list := ss.ag.Skills()
 	if len(list) == 0 {
 		ss.printf("No skills found (.hew/skills, .claude/skills, $HEW_HOME/skills, ~/.claude/skills).")
 		return
@@ -54,11 +27,7 @@ func (ss *session) cmdSkills(context.Context, string) {
 }
 
 func (ss *session) cmdMemory(context.Context, string) {
-	if ss.opts.Extras.Memories == nil {
-		ss.printf("/memory is not available in this session.")
-		return
-	}
-	lines, err := ss.opts.Extras.Memories()
+	lines, err := ss.ag.Memories()
 	if err != nil {
 		ss.r.Notice("error", err.Error())
 		return
@@ -73,15 +42,11 @@ func (ss *session) cmdMemory(context.Context, string) {
 }
 
 func (ss *session) cmdRemember(_ context.Context, text string) {
-	if ss.opts.Extras.Remember == nil {
-		ss.printf("/remember is not available in this session.")
-		return
-	}
 	if text == "" {
 		ss.printf("Usage: /remember TEXT")
 		return
 	}
-	where, err := ss.opts.Extras.Remember(text)
+	where, err := ss.ag.Remember(text)
 	if err != nil {
 		ss.r.Notice("error", err.Error())
 		return
@@ -90,16 +55,12 @@ func (ss *session) cmdRemember(_ context.Context, text string) {
 }
 
 func (ss *session) cmdGoal(ctx context.Context, cond string) {
-	if ss.opts.Extras.Goal == nil {
-		ss.printf("/goal is not available in this session.")
-		return
-	}
 	if cond == "" {
 		ss.printf("Usage: /goal CONDITION (hew works until an evaluator judges it met)")
 		return
 	}
 	var res agent.TurnResult
-	ss.turn(ctx, func(c context.Context) { res = ss.opts.Extras.Goal(c, cond) })
+	ss.turn(ctx, func(c context.Context) { res = ss.ag.Goal(c, cond) })
 	switch res.StopReason {
 	case agent.StopGoalMet:
 		ss.printf("Goal met.")
@@ -136,7 +97,7 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 		ss.r.Println(ss.r.Dim(fmt.Sprintf("loop round %d (every %s; Ctrl+C stops)", round, every)))
 		stopped := false
 		interrupted := ss.turn(ctx, func(c context.Context) {
-			res := ss.ag.Run(c, prompt)
+			res := ss.ag.Submit(c, prompt)
 			stopped = res.StopReason == agent.StopAborted
 		})
 		if interrupted || stopped || ctx.Err() != nil {
@@ -157,10 +118,6 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 // dynamicLoop runs PROMPT in rounds; the model schedules each next round
 // with schedule_wakeup, and the loop ends when it schedules none or on Ctrl+C.
 func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
-	if ss.opts.Extras.LoopRound == nil {
-		ss.printf("/loop dynamic is not available in this session; give an interval, e.g. /loop 5m PROMPT.")
-		return
-	}
 	if prompt == "" {
 		ss.printf("Usage: /loop dynamic PROMPT (the model schedules each next round); Ctrl+C stops it.")
 		return
@@ -170,7 +127,7 @@ func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
 		var wait time.Duration
 		var reason string
 		var again bool
-		interrupted := ss.turn(ctx, func(c context.Context) { wait, reason, again = ss.opts.Extras.LoopRound(c, prompt) })
+		interrupted := ss.turn(ctx, func(c context.Context) { wait, reason, again = ss.ag.LoopRound(c, prompt) })
 		if interrupted || ctx.Err() != nil {
 			ss.printf("Loop stopped.")
 			return
@@ -194,14 +151,10 @@ func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
 // runSkill sends /NAME ARGS as the skill's expanded text; false when no
 // user-invocable skill has that name.
 func (ss *session) runSkill(ctx context.Context, name, args string) bool {
-	if ss.opts.Extras.SkillPrompt == nil {
-		return false
+	found := false
+	ss.turn(ctx, func(c context.Context) { _, found = ss.ag.RunSkill(c, name, args) })
+	if found {
+		ss.r.Println("")
 	}
-	text, ok := ss.opts.Extras.SkillPrompt(name, args)
-	if !ok {
-		return false
-	}
-	ss.turn(ctx, func(c context.Context) { ss.ag.Run(c, text) })
-	ss.r.Println("")
-	return true
+	return found
 }

@@ -1,0 +1,266 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/core"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/mcp"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/session"
+	"github.com/hew-dev/hew/internal/skills"
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// parts are what a run is built from before its front-end is known: where
+// it runs, the settings and the tool side. newSession assembles them with
+// the provider into a core.Session; `hew mcp serve` uses the tool side alone.
+type parts struct {
+	o        *options
+	root     string // project root: the working directory hew started in
+	home     string // $HEW_HOME
+	homeDir  string
+	stateDir string // $HEW_HOME/projects/KEY
+
+	settings *config.Settings
+	mode     permission.Mode
+	perms    agent.PermissionChecker
+	hooks    agent.HookRunner
+	registry *tools.Registry
+	env      *tools.Env
+	mcp      *mcp.Manager
+	skills   []skills.Skill
+
+	// notices are one-line warnings gathered while building (sandbox off,
+	// settings warnings), shown by the front-end before the first turn.
+	notices []string
+	// sandboxLine describes run_shell's confinement for the prompt.
+	sandboxLine string
+}
+
+// frontEnd is what a front-end gives the session: who answers approval
+// questions (nil: nobody, what would ask is denied) and who gets the events.
+type frontEnd struct {
+	ask  agent.Approver
+	emit func(agent.Event)
+}
+
+// newSession builds everything for o and assembles the session; front
+// makes the front-end once the settings are known. Errors
+// are usage errors (exit 2) when the user can fix them in flags,
+// environment or settings.
+func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*core.Session, error) {
+	p, err := a.loadSettings(o)
+	if err != nil {
+		return nil, err
+	}
+	prov, err := chooseProvider(o, a.env, p.settings.Provider, p.settings.Model)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	provider, err := a.newProvider(prov)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if err := a.buildTools(p); err != nil {
+		return nil, err
+	}
+	resume, err := a.resumePath(p)
+	if err != nil {
+		return nil, err
+	}
+	fe := front(p.settings)
+	return core.New(core.Options{
+		Root: p.root, HewHome: p.home, HomeDir: p.homeDir,
+		Provider: provider, ProviderName: prov.Name, Model: prov.Model,
+		NewProvider: func(model string) (llm.Provider, error) {
+			c := prov
+			c.Model = model
+			return a.newProvider(c)
+		},
+		Mode: p.mode, Permissions: p.perms, Hooks: p.hooks,
+		Registry: p.registry, Env: p.env, MCP: p.mcp, Skills: p.skills,
+		Approver: fe.ask, Emit: fe.emit,
+		Hint:               "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json",
+		MaxTurns:           o.maxTurns,
+		MaxBudgetTokens:    o.maxBudgetTokens,
+		MaxCostUSD:         o.maxCostUSD,
+		ContextWindow:      p.settings.ContextWindow,
+		CompactThreshold:   p.settings.CompactThreshold,
+		AutoCompact:        p.settings.AutoCompact,
+		AppendSystemPrompt: o.appendSystemPrompt,
+		Shell:              a.env.get("SHELL"),
+		GOOS:               runtime.GOOS,
+		Goal:               o.goal,
+		ResumePath:         resume,
+		Version:            Version,
+		Sandbox:            p.sandboxLine,
+		Notices:            p.notices,
+	})
+}
+
+// loadSettings starts the parts: where the run is, its settings and mode.
+func (a *cli) loadSettings(o *options) (*parts, error) {
+	root, err := projectRoot()
+	if err != nil {
+		return nil, err
+	}
+	p := &parts{o: o, root: root, home: a.hewHome(), homeDir: a.homeDir()}
+	p.stateDir = session.ProjectDir(p.home, root)
+	p.settings, err = config.Load(config.Paths{Home: p.home, Project: root})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	p.notices = append(p.notices, p.settings.Warnings...)
+	p.mode, _ = o.mode()
+	if p.mode == "" {
+		if p.mode, err = parseMode(p.settings.Permissions.DefaultMode); err != nil {
+			return nil, usagef("permissions.defaultMode in settings: %v", err)
+		}
+	}
+	return p, nil
+}
+
+// buildTools makes the tool side: environment, permissions, hooks, shell
+// runner, built-in tools, skills and the (unstarted) MCP servers.
+func (a *cli) buildTools(p *parts) error {
+	p.env = &tools.Env{
+		Root:     p.root,
+		HomeDir:  p.homeDir,
+		StateDir: p.stateDir,
+		Env:      toolEnviron(a.environ),
+		Reads:    tools.NewReadTracker(),
+	}
+	if err := a.wireBrakes(p); err != nil {
+		return err
+	}
+	p.registry = tools.NewRegistry()
+	tools.RegisterBuiltins(p.registry)
+	p.skills = skills.Discover(skills.Roots{Project: p.root, Home: p.homeDir, HewHome: p.home})
+	if len(p.skills) > 0 {
+		p.registry.Register(skills.NewTool(p.skills))
+	}
+	sources, errs := mcp.SettingsSources(p.home, p.root)
+	for _, err := range errs {
+		p.notices = append(p.notices, err.Error())
+	}
+	p.mcp = mcp.NewManager(mcp.LoadConfig(mcp.ConfigOptions{
+		Root:      p.root,
+		Settings:  sources,
+		Files:     p.o.mcpConfig,
+		LookupEnv: a.env.lookup,
+	}), mcp.Options{Env: a.environ, Stderr: &lazyFile{path: filepath.Join(p.stateDir, "mcp.log")}, ClientName: "hew", ClientVersion: Version})
+	return nil
+}
+
+// credentialVars are hew's own model credentials. Commands the model runs
+// do not inherit them, so a prompt injection cannot send the key elsewhere.
+var credentialVars = map[string]bool{
+	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "OPENAI_API_KEY": true, "AGENT_API_KEY": true,
+}
+
+// toolEnviron is the environment of the model's shell commands.
+func toolEnviron(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !credentialVars[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// resumePath is the session file -c/--resume names ("" for a new session).
+func (a *cli) resumePath(p *parts) (string, error) {
+	dir := session.Dir(p.home, p.root)
+	switch {
+	case p.o.cont:
+		path, err := session.Latest(dir)
+		if err != nil {
+			return "", err
+		}
+		if path == "" {
+			return "", usagef("no session to continue in %s (sessions are kept per working directory)", p.root)
+		}
+		return path, nil
+	case p.o.resumeSet && p.o.resume != resumePick:
+		path, err := session.Find(p.home, p.o.resume)
+		return path, usageErr(err)
+	case p.o.resumeSet:
+		return a.pickSession(dir, p.root)
+	}
+	return "", nil
+}
+
+// pickSession resolves a bare --resume: the only session of this directory,
+// or a numbered choice when stdin is a terminal.
+func (a *cli) pickSession(dir, root string) (string, error) {
+	list, err := session.List(dir)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", usagef("no sessions in %s", root)
+	}
+	if len(list) == 1 {
+		return list[0].Path, nil
+	}
+	if classifyStdin(a.stdin) != stdinTerminal {
+		var b strings.Builder
+		for _, s := range list {
+			fmt.Fprintf(&b, "\n  %s  %s  %s", s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
+		}
+		return "", usagef("--resume needs a session id here; sessions of this directory:%s", b.String())
+	}
+	for i, s := range list {
+		fmt.Fprintf(a.stderr, "%2d) %s  %s  %s\n", i+1, s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
+	}
+	fmt.Fprint(a.stderr, "resume which session? ")
+	var n int
+	if _, err := fmt.Fscan(a.stdin, &n); err != nil || n < 1 || n > len(list) {
+		return "", usagef("no session picked")
+	}
+	return list[n-1].Path, nil
+}
+
+// closeSession releases the session, reporting a session file that could
+// not be written.
+func (a *cli) closeSession(s *core.Session) {
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(a.stderr, "hew: %v\n", err)
+	}
+}
+
+// lazyFile is a writer that creates its file on the first write, so MCP
+// servers' stderr goes to a log under the project state directory and never
+// scribbles over the terminal.
+type lazyFile struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	err  error
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil && l.err == nil {
+		if l.err = os.MkdirAll(filepath.Dir(l.path), 0o700); l.err == nil {
+			l.f, l.err = os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		}
+	}
+	if l.err != nil {
+		return len(p), nil // a log that cannot be written must not break a server
+	}
+	return l.f.Write(p)
+}
+
+var _ io.Writer = (*lazyFile)(nil)

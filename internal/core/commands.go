@@ -1,0 +1,82 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/memory"
+	"github.com/hew-dev/hew/internal/wakeup"
+)
+
+// SkillCommand is a user-invocable skill, runnable as /NAME ARGS.
+type SkillCommand struct {
+	Name, Description, Source string
+}
+
+// Skills lists the user-invocable skills (/skills).
+func (s *Session) Skills() []SkillCommand {
+	var out []SkillCommand
+	for _, sk := range s.o.Skills {
+		if sk.UserInvocable {
+			out = append(out, SkillCommand{Name: sk.Name, Description: sk.Description, Source: sk.Source})
+		}
+	}
+	return out
+}
+
+// RunSkill sends /NAME ARGS as the skill's expanded text; ok is false when
+// no user-invocable skill has that name (nothing is sent).
+func (s *Session) RunSkill(ctx context.Context, name, args string) (res agent.TurnResult, ok bool) {
+	for _, sk := range s.o.Skills {
+		if sk.UserInvocable && strings.EqualFold(sk.Name, name) {
+			text := fmt.Sprintf("Run the %q skill (%s) with arguments: %s\n\n%s", sk.Name, sk.Path, args, sk.Expand(args))
+			return s.Submit(ctx, text), true
+		}
+	}
+	return agent.TurnResult{}, false
+}
+
+// Memories lists this project's long-term memory, one line per memory (/memory).
+func (s *Session) Memories() ([]string, error) {
+	list, err := s.memory.List()
+	out := make([]string, 0, len(list))
+	for _, m := range list {
+		out = append(out, fmt.Sprintf("%-9s %-30s %s", m.Type, m.Name, m.Description))
+	}
+	return out, err
+}
+
+// Remember stores text in long-term memory and says where (/remember).
+func (s *Session) Remember(text string) (string, error) {
+	m, err := s.memory.Add(memory.Memory{Body: text})
+	if err != nil {
+		return "", err
+	}
+	return m.Type + "/" + m.Name + ", used from the next session on", nil
+}
+
+// Goal works toward cond until an evaluator judges it met, impossible, or
+// a limit ends it (/goal CONDITION).
+func (s *Session) Goal(ctx context.Context, cond string) agent.TurnResult {
+	s.mu.Lock()
+	s.goal = cond
+	s.mu.Unlock()
+	return s.Submit(ctx, "Work toward this goal: "+cond)
+}
+
+// LoopRound runs one round of /loop dynamic: schedule_wakeup becomes
+// visible, and whatever wake-up the model asks for decides the next round;
+// again is false when it scheduled none or the round did not complete.
+func (s *Session) LoopRound(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool) {
+	s.o.Registry.Activate(wakeup.Name)
+	s.wakeup.Begin()
+	res := s.Submit(ctx, prompt+"\n\n(This is one round of a dynamic loop. If the task needs another look later, end the round by calling schedule_wakeup with the delay; if it is done, do not call it.)")
+	w, ok := s.wakeup.Take()
+	if res.StopReason != agent.StopCompleted {
+		return 0, "", false
+	}
+	return w.Delay, w.Reason, ok
+}
