@@ -44,4 +44,3 @@ func TestRecorderCreatesFileOnFirstRecord(t *testing.T) {
 		t.Errorf("after switch: id %s, %d messages", r2.ID(), len(loaded.Messages))
 	}
 }
-
