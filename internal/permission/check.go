@@ -19,54 +19,76 @@ func ValidMode(m Mode) bool {
 }
 
 // Check decides one call in the order SPEC section 4 fixes: deny rules, ask
-// rules, allow rules, the mode, the danger analysis, allow. An explicit allow
-// rule beats the mode, plan mode included. Protected paths and deletions
-// outside the project are floors that allow rules cannot lift (only
-// bypassPermissions lifts them), so the model cannot grant itself
-// permissions. Session grants come after the mode's bans, so a "yes" given
-// before entering plan mode does not carry into it.
+// rules, plan mode's denials, the floors (protected paths, deletions
+// outside the project: ask), allow rules, the mode, the built-in analysis
+// (known-safe: allow; anything else: ask). Plan mode's deny beats the floors
+// and allow rules; the floors beat allow rules (only bypassPermissions
+// lifts them), so the model cannot grant itself permissions. Session grants
+// come after plan's bans, so a "yes" given before entering plan mode does
+// not carry into it. An ask carries, in Suggest, a scoped allow rule that
+// would cover the call.
 func (e *Engine) Check(req Request) Verdict {
+	v, s := e.check(req, nil)
+	if v.Decision == Ask && s.kind != kindOther {
+		v.Suggest = e.suggest(req, s)
+	}
+	return v
+}
+
+func (e *Engine) check(req Request, extra []*Rule) (Verdict, subject) {
 	mode := req.Mode
 	if mode == "" {
 		mode = e.defaultMode
 	}
 	if !ValidMode(mode) {
-		return Verdict{Decision: Deny, Reason: fmt.Sprintf("unknown permission mode %q", mode), Source: "mode"}
+		return Verdict{Decision: Deny, Reason: fmt.Sprintf("unknown permission mode %q", mode), Source: "mode"}, subject{}
 	}
 	s := e.subject(req.Tool, req.Input)
 	if s.bad != "" {
-		return Verdict{Decision: Deny, Reason: "cannot read the tool input: " + s.bad, Source: "input"}
+		return Verdict{Decision: Deny, Reason: "cannot read the tool input: " + s.bad, Source: "input"}, s
+	}
+	if s.badPath != "" {
+		return Verdict{Decision: Deny, Reason: s.badPath, Source: "input"}, s
 	}
 	if r := e.firstRule("deny", s); r != nil {
-		return Verdict{Decision: Deny, Reason: "denied by rule " + r.Text + " in " + r.Source, Source: "rule:deny " + r.String()}
+		return Verdict{Decision: Deny, Reason: "denied by rule " + r.Text + " in " + r.Source, Source: "rule:deny " + r.String()}, s
 	}
 	if r := e.firstRule("ask", s); r != nil {
-		return wouldAsk(mode, Verdict{Decision: Ask, Reason: "rule " + r.Text + " in " + r.Source + " asks first", Source: "rule:ask " + r.String()})
-	}
-	if mode != ModeBypass {
-		if v, ok := e.hardAsk(s); ok {
-			return wouldAsk(mode, v)
-		}
-	}
-	if r := e.allowed(s); r != nil {
-		return Verdict{Decision: Allow, Reason: "allowed by rule " + r.Text + " in " + r.Source, Source: "rule:allow " + r.String()}
+		return wouldAsk(mode, Verdict{Decision: Ask, Reason: "rule " + r.Text + " in " + r.Source + " asks first", Source: "rule:ask " + r.String()}), s
 	}
 	if mode == ModePlan {
 		if v, ok := e.planFloor(s); ok {
-			return v
+			return v, s
 		}
 	}
+	if mode != ModeBypass {
+		if v, ok := e.hardAsk(s); ok {
+			return wouldAsk(mode, v), s
+		}
+	}
+	if r := e.allowed(s, extra); r != nil {
+		return Verdict{Decision: Allow, Reason: "allowed by rule " + r.Text + " in " + r.Source, Source: "rule:allow " + r.String()}, s
+	}
 	if e.granted(s) {
-		return Verdict{Decision: Allow, Reason: "approved for this session earlier", Source: "session-grant"}
+		return Verdict{Decision: Allow, Reason: "approved for this session earlier", Source: "session-grant"}, s
 	}
 	if s.kind == kindRead && e.readableDir(s.path) {
-		return Verdict{Decision: Allow, Reason: "reading hew's own saved tool results is always allowed", Source: "default"}
+		return Verdict{Decision: Allow, Reason: "reading hew's own saved tool results is always allowed", Source: "default"}, s
 	}
 	if (s.kind == kindRead || s.kind == kindWrite) && !e.inside(s.path) {
 		v := Verdict{Decision: Ask, Reason: s.path + " is outside the project root (add it to additionalDirectories or allow it explicitly)", Source: "outside-project"}
-		return e.byMode(mode, v)
+		return e.byMode(mode, v), s
 	}
-	return e.modeTable(mode, s)
+	return e.modeTable(mode, s), s
+}
+
+// shellSource names what the analysis recognised: "read-only",
+// "local-work", "project-build", "unknown", or "danger:CLASS".
+func shellSource(a *shellparse.Analysis) string {
+	if a.Dangerous() {
+		return "danger:" + a.Dangers[0].Class
+	}
+	return a.Level.String()
 }
 
 // planFloor applies plan mode's bans: no file changes (except the plan
@@ -80,11 +102,11 @@ func (e *Engine) planFloor(s subject) (Verdict, bool) {
 		return Verdict{Decision: Deny, Reason: "plan mode: no file changes until the plan is approved", Source: "mode:plan"}, true
 	case kindShell:
 		if !s.shell.ReadOnly {
-			why := "the command is not read-only"
-			if s.shell.Dangerous() {
-				why += " (" + s.shell.Summary() + ")"
+			why := "the command is " + s.shell.Level.String()
+			if s.shell.Level == shellparse.LevelUnknown {
+				why = s.shell.Why(e.sandboxed)
 			}
-			return Verdict{Decision: Deny, Reason: "plan mode allows only read-only commands: " + why, Source: "mode:plan"}, true
+			return Verdict{Decision: Deny, Reason: "plan mode allows only read-only commands: " + why, Source: shellSource(s.shell)}, true
 		}
 	}
 	return Verdict{}, false
@@ -130,10 +152,15 @@ func (e *Engine) modeTable(mode Mode, s subject) Verdict {
 		if mode == ModeBypass {
 			return Verdict{Decision: Allow, Reason: "bypassPermissions mode allows every command", Source: "mode:bypassPermissions"}
 		}
-		if s.shell.Dangerous() {
-			return e.byMode(mode, Verdict{Decision: Ask, Reason: "dangerous command: " + s.shell.Summary(), Source: "danger:" + s.shell.Dangers[0].Class})
+		src := shellSource(s.shell)
+		if s.shell.KnownSafe(e.sandboxed) {
+			why := "known-safe: " + s.shell.Level.String()
+			if s.shell.Level == shellparse.LevelBuild {
+				why += " inside the active sandbox"
+			}
+			return Verdict{Decision: Allow, Reason: why, Source: src}
 		}
-		return Verdict{Decision: Allow, Reason: "no danger found in the command", Source: "danger-analysis"}
+		return e.byMode(mode, Verdict{Decision: Ask, Reason: s.shell.Why(e.sandboxed), Source: src})
 	case kindWeb:
 		what := "fetching " + s.host
 		if s.host == "" {
@@ -150,7 +177,11 @@ func (e *Engine) byMode(mode Mode, v Verdict) Verdict {
 	case ModeBypass:
 		return Verdict{Decision: Allow, Reason: "bypassPermissions mode allows it (" + v.Reason + ")", Source: "mode:bypassPermissions"}
 	case ModeAuto:
-		return Verdict{Decision: Ask, Reason: "auto mode: the classifier decides (" + v.Reason + ")", Source: "mode:auto", Classify: true}
+		src := v.Source
+		if src == "" || strings.HasPrefix(src, "mode:") {
+			src = "mode:auto"
+		}
+		return Verdict{Decision: Ask, Reason: "auto mode: the classifier decides (" + v.Reason + ")", Source: src, Classify: true}
 	}
 	return wouldAsk(mode, v)
 }

@@ -32,6 +32,13 @@ type Options struct {
 	// ReadableDirs are hew's own directories the model may read but not
 	// write, such as the project's tool-results/ where cut results are saved.
 	ReadableDirs []string
+	// SandboxActive says run_shell runs confined (writes to the project and
+	// temp, network off or limited to allowed domains). Only then are the
+	// project's own builds and tests known-safe; false makes them ask.
+	SandboxActive bool
+	// LocalSettings is the file "yes, and don't ask again" writes its rule
+	// to (.hew/settings.local.json); empty disables saving.
+	LocalSettings string
 }
 
 // Engine decides tool calls. It is safe for concurrent use.
@@ -41,9 +48,19 @@ type Engine struct {
 	rules               []*Rule // deny, ask, allow in source order
 	dirs                []string
 	readable            []string
+	sandboxed           bool
+	localSettings       string
 
 	mu     sync.Mutex
 	grants map[string]bool
+	rmu    sync.RWMutex // guards rules against Remember
+}
+
+// ruleList is a snapshot of the rules.
+func (e *Engine) ruleList() []*Rule {
+	e.rmu.RLock()
+	defer e.rmu.RUnlock()
+	return e.rules
 }
 
 // New builds an engine. Every invalid rule or directory is reported in the
@@ -61,8 +78,10 @@ func New(o Options) (*Engine, error) {
 		root:        shellparse.ResolvePath(root),
 		home:        o.HomeDir,
 		hewHome:     o.HewHome,
-		defaultMode: Mode(s.Permissions.DefaultMode),
-		grants:      map[string]bool{},
+		defaultMode:   Mode(s.Permissions.DefaultMode),
+		grants:        map[string]bool{},
+		sandboxed:     o.SandboxActive,
+		localSettings: o.LocalSettings,
 	}
 	if e.defaultMode == "" {
 		e.defaultMode = ModeDefault
@@ -111,6 +130,9 @@ func New(o Options) (*Engine, error) {
 // DefaultMode is the mode settings ask for (permissions.defaultMode).
 func (e *Engine) DefaultMode() Mode { return e.defaultMode }
 
+// SandboxActive reports whether the engine treats run_shell as confined.
+func (e *Engine) SandboxActive() bool { return e.sandboxed }
+
 // Root is the resolved project root.
 func (e *Engine) Root() string { return e.root }
 
@@ -127,6 +149,7 @@ type subject struct {
 	host    string // web_fetch
 	name    string // skill
 	bad     string // input could not be read
+	badPath string // a path that must not be trusted (control characters, overlong names)
 }
 
 func (e *Engine) subject(tool string, input json.RawMessage) subject {
@@ -152,6 +175,11 @@ func (e *Engine) subject(tool string, input json.RawMessage) subject {
 		p := in.FilePath
 		if p == "" {
 			p = in.Path
+		}
+		for _, raw := range []string{p, in.Pattern} {
+			if why := shellparse.BadPath(raw); why != "" && s.bad == "" {
+				s.badPath = fmt.Sprintf("the path %q %s; such paths are refused", raw, why)
+			}
 		}
 		if tool == ToolList && in.Pattern != "" {
 			// A glob may itself climb out (../*, /etc/*): judge the
@@ -256,11 +284,8 @@ func (e *Engine) matches(r *Rule, s subject) bool {
 			return true
 		}
 		for _, c := range s.shell.Commands {
-			if r.matchShell(c.Text) {
-				return true
-			}
-			for _, u := range c.Unwrapped {
-				if r.matchShell(u) {
+			for _, f := range c.Forms() {
+				if r.matchShell(f) {
 					return true
 				}
 			}
@@ -278,7 +303,7 @@ func (e *Engine) matches(r *Rule, s subject) bool {
 
 // firstRule returns the first rule of a kind matching s.
 func (e *Engine) firstRule(kind string, s subject) *Rule {
-	for _, r := range e.rules {
+	for _, r := range e.ruleList() {
 		if r.Kind == kind && e.matches(r, s) {
 			return r
 		}
@@ -289,12 +314,20 @@ func (e *Engine) firstRule(kind string, s subject) *Rule {
 // allowed reports whether allow rules cover the call. A shell command is
 // covered when every simple command in it is read-only or matched (with
 // harmless wrappers stripped) by an allow rule and not risky itself.
-func (e *Engine) allowed(s subject) *Rule {
+func (e *Engine) allowed(s subject, extra []*Rule) *Rule {
 	if s.kind != kindShell {
-		return e.firstRule("allow", s)
+		if r := e.firstRule("allow", s); r != nil {
+			return r
+		}
+		for _, r := range extra {
+			if e.matches(r, s) {
+				return r
+			}
+		}
+		return nil
 	}
 	var allows []*Rule
-	for _, r := range e.rules {
+	for _, r := range append(append([]*Rule{}, e.ruleList()...), extra...) {
 		if r.Kind == "allow" && r.appliesTo(s.tool) {
 			if r.shell == nil {
 				return r
@@ -316,7 +349,7 @@ func (e *Engine) allowed(s subject) *Rule {
 				}
 			}
 		}
-		if hit == nil && !c.ReadOnly {
+		if hit == nil && !(c.Level <= shellparse.LevelLocal || c.Level == shellparse.LevelBuild && e.sandboxed) {
 			return nil
 		}
 		if used == nil {
@@ -324,7 +357,7 @@ func (e *Engine) allowed(s subject) *Rule {
 		}
 	}
 	if used == nil {
-		return nil // read-only everywhere: the mode decides
+		return nil // known-safe everywhere: the mode decides
 	}
 	return used
 }

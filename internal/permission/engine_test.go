@@ -74,7 +74,7 @@ func TestCheckpointScenario(t *testing.T) {
 		source   string
 		reason   string
 	}{
-		{"ls -la", Allow, "danger-analysis", "no danger"},
+		{"ls -la", Allow, "read-only", "known-safe"},
 		{"rm -rf demo", Deny, "rule:deny run_shell(rm -rf*) (" + filepath.Join(".hew", "settings.json") + ")", "denied by rule run_shell(rm -rf*) in " + filepath.Join(".hew", "settings.json")},
 		{"cd demo/.. && rm -rf demo", Deny, "rule:deny run_shell(rm -rf*)", "denied by rule"},
 		{"sudo rm -rf demo", Deny, "rule:deny run_shell(rm -rf*)", "denied by rule"},
@@ -92,9 +92,11 @@ func TestCheckpointScenario(t *testing.T) {
 	}
 }
 
+func sandboxed(o *Options) { o.SandboxActive = true }
+
 func TestModesTable(t *testing.T) {
 	f := newFixture(t, "")
-	e := f.engine(t)
+	e := f.engine(t, sandboxed)
 	read := in("file_path", "main.go")
 	edit := in("file_path", "main.go", "old_string", "a", "new_string", "b")
 	safe, readOnly, danger := shell("go build ./..."), shell("git status"), shell("git push --force")
@@ -110,6 +112,10 @@ func TestModesTable(t *testing.T) {
 		{"write_file", in("file_path", "new.go", "content", "x"), map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
 		{"run_shell", safe, map[Mode]string{ModeDefault: "allow", ModePlan: "deny", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
 		{"run_shell", readOnly, map[Mode]string{ModeDefault: "allow", ModePlan: "allow", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
+		{"run_shell", shell("mkdir -p out && git add -A && git commit -m wip"), map[Mode]string{ModeDefault: "allow", ModePlan: "deny", ModeAcceptEdits: "allow", ModeBypass: "allow", ModeDontAsk: "allow", ModeAuto: "allow"}},
+		{"run_shell", shell("rclone sync . remote:x"), map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"run_shell", shell("terraform apply -auto-approve"), map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
+		{"run_shell", shell("frobctl --go"), map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
 		{"run_shell", danger, map[Mode]string{ModeDefault: "ask", ModePlan: "deny", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
 		{"web_fetch", web, map[Mode]string{ModeDefault: "ask", ModePlan: "ask", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
 		{"mcp__files__read", mcp, map[Mode]string{ModeDefault: "ask", ModePlan: "ask", ModeAcceptEdits: "ask", ModeBypass: "allow", ModeDontAsk: "deny", ModeAuto: "classify"}},
@@ -317,19 +323,22 @@ func TestExitPlanModeAsksInPlanMode(t *testing.T) {
 	}
 }
 
-// SPEC section 4: allow rules come before the mode, plan mode included; a
-// session grant does not carry into plan mode.
-func TestAllowRulesBeatPlanMode(t *testing.T) {
-	f := newFixture(t, `{"permissions":{"allow":["Bash(make:*)","Edit(docs/**)"]}}`)
+// SPEC section 4: plan mode's denials come before allow rules (and before
+// the floors); a session grant does not carry into plan mode.
+func TestPlanDenialsBeatAllowRules(t *testing.T) {
+	f := newFixture(t, `{"permissions":{"allow":["Bash(make:*)","Edit(docs/**)","Bash(git log:*)"]}}`)
 	e := f.engine(t)
 	cases := []struct {
 		tool  string
 		input json.RawMessage
 		want  Decision
 	}{
-		{"run_shell", shell("make build"), Allow},
+		{"run_shell", shell("make build"), Deny},
 		{"run_shell", shell("npm install"), Deny},
-		{"edit_file", in("file_path", "docs/a.md", "old_string", "a", "new_string", "b"), Allow},
+		{"run_shell", shell("git log --oneline"), Allow},
+		{"run_shell", shell("rm -rf ~/x"), Deny},
+		{"write_file", in("file_path", ".hew/settings.json", "content", "{}"), Deny},
+		{"edit_file", in("file_path", "docs/a.md", "old_string", "a", "new_string", "b"), Deny},
 		{"edit_file", in("file_path", "src/a.go", "old_string", "a", "new_string", "b"), Deny},
 		{"run_shell", shell("git status"), Allow},
 	}

@@ -215,16 +215,17 @@ func TestExplain(t *testing.T) {
 }
 
 // Every dangerous command of the shellparse corpus must not be auto-allowed
-// in default mode; safe ones must mostly run without a prompt.
+// in default mode; ordinary ones (S) must run without a prompt while the
+// sandbox is active; A-labelled ones ask by design.
 func TestCorpusThroughEngine(t *testing.T) {
 	f := newFixture(t, "")
-	e := f.engine(t)
+	e := f.engine(t, sandboxed)
 	file, err := os.Open(filepath.Join("..", "shellparse", "testdata", "corpus.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer file.Close()
-	var dangerous, held, safe, prompted int
+	var dangerous, held, safe, prompted, asks, asked int
 	sc := bufio.NewScanner(file)
 	for sc.Scan() {
 		label, cmd, ok := strings.Cut(sc.Text(), "\t")
@@ -232,25 +233,30 @@ func TestCorpusThroughEngine(t *testing.T) {
 			continue
 		}
 		v := e.Check(Request{Tool: "run_shell", Input: shell(cmd), Mode: ModeDefault})
-		if label == "D" {
+		switch label {
+		case "D":
 			dangerous++
 			if v.Decision != Allow {
 				held++
 			} else {
 				t.Errorf("dangerous command auto-allowed: %s (%s)", cmd, v.Reason)
 			}
-			continue
-		}
-		safe++
-		if v.Decision != Allow {
-			prompted++
-			t.Logf("safe command not allowed: %s → %s (%s)", cmd, v.Decision, v.Reason)
+		case "A":
+			asks++
+			if v.Decision != Allow {
+				asked++
+			} else {
+				t.Errorf("command allowed unasked, want a question: %s (%s)", cmd, v.Reason)
+			}
+		default:
+			safe++
+			if v.Decision != Allow {
+				prompted++
+				t.Errorf("ordinary command not allowed: %s → %s (%s)", cmd, v.Decision, v.Reason)
+			}
 		}
 	}
-	t.Logf("engine, default mode: dangerous held %d/%d, safe prompted %d/%d", held, dangerous, prompted, safe)
-	if float64(prompted) >= 0.03*float64(safe) {
-		t.Errorf("false alarms %d/%d not under 3%%", prompted, safe)
-	}
+	t.Logf("engine, default mode, sandbox active: dangerous held %d/%d, asks-by-design %d/%d, ordinary prompted %d/%d", held, dangerous, asked, asks, prompted, safe)
 }
 
 func BenchmarkCheckShell(b *testing.B) {

@@ -1,6 +1,8 @@
 // Package permission decides whether a tool call may run: rules, modes,
-// protected paths and the shell danger analysis, in the order SPEC section 4
-// fixes (deny > ask > allow > mode > danger analysis > allow).
+// protected paths and the shell allowlist analysis, in the order SPEC
+// section 4 fixes (deny rules > ask rules > plan's denials > floors > allow
+// rules > the mode > built-in analysis: known-safe allows, anything else
+// asks). It also proposes the scoped allow rule an approval may save.
 package permission
 
 import "encoding/json"
@@ -37,8 +39,9 @@ type Request struct {
 
 // Verdict is a decision with its reason and where it came from.
 // Source is e.g. "rule:deny run_shell(rm -rf*) (.hew/settings.json)",
-// "mode:plan", "danger:recursive-delete", "protected-path", "session-grant",
-// "outside-project", "danger-analysis", "hook", "classifier", "default".
+// "mode:plan", the shell class ("read-only", "local-work", "project-build",
+// "unknown", "danger:recursive-delete"), "protected-path", "session-grant",
+// "outside-project", "hook", "classifier", "default".
 type Verdict struct {
 	Decision Decision `json:"decision"`
 	Reason   string   `json:"reason"`
@@ -46,4 +49,9 @@ type Verdict struct {
 	// Classify is set in auto mode when the classifier must decide; the
 	// caller asks the model and turns its verdict into Allow or Deny.
 	Classify bool `json:"-"`
+	// Suggest is, for an ask, the scoped allow rule that "yes, and don't
+	// ask again" would save (`run_shell(terraform plan:*)`,
+	// `web_fetch(domain:example.com)`, `mcp__srv__tool`); empty when no
+	// rule could cover the call (floors, risky commands).
+	Suggest string `json:"-"`
 }

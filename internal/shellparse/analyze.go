@@ -1,10 +1,14 @@
 // Package shellparse judges a run_shell command before it runs. It parses the
 // command with a real bash parser (mvdan.cc/sh/v3), visits every simple
 // command — through pipes, lists, subshells, substitutions, nested `bash -c`
-// strings and wrappers such as sudo or xargs — and reports danger classes,
-// whether the whole command is read-only, and the simple commands themselves
-// so permission rules can match each one separately. Anything it cannot
-// parse or resolve statically is treated as dangerous.
+// strings and wrappers such as sudo or xargs — and places each one in a
+// known-safe level (read-only, local project work, project build/test) or
+// calls it unknown. It is an allowlist: a program or an argument it does not
+// know makes the command unknown, so the caller asks. Known-dangerous
+// classes (deletion, publishing, infrastructure changes…) are reported on
+// top with specific reasons. The simple commands are returned too, so
+// permission rules can match each one separately. Anything it cannot parse
+// or resolve statically is treated as dangerous.
 package shellparse
 
 import (
@@ -36,6 +40,12 @@ const (
 	ClassForkBomb      = "fork-bomb"
 	ClassSystemConfig  = "system-config"
 	ClassOpaque        = "opaque-script"
+	ClassPublish       = "publish"
+	ClassInfra         = "infrastructure-change"
+	ClassDatabase      = "database-destroy"
+	ClassHistoryWipe   = "history-wipe"
+	ClassPersistence   = "persistence"
+	ClassNetwork       = "network-client"
 	maxNesting         = 8
 	maxNodes           = 50000
 )
@@ -50,6 +60,46 @@ type Options struct {
 	HewHome string
 	// Cwd is where the command starts; empty means Root.
 	Cwd string
+}
+
+// Level is how far a command reaches. The known-safe levels are ordered;
+// LevelUnknown is everything the allowlist does not vouch for.
+type Level int
+
+// Levels, from harmless to unknown.
+const (
+	// LevelReadOnly commands change nothing: vetted programs with vetted
+	// arguments.
+	LevelReadOnly Level = iota
+	// LevelLocal is local, recoverable project work: git add/commit,
+	// mkdir, touch, cp/mv and output written inside the project.
+	LevelLocal
+	// LevelBuild is the project's own build or test run (go test, make,
+	// npm test…): known-safe only while the sandbox confines it.
+	LevelBuild
+	// LevelUnknown is anything else.
+	LevelUnknown
+)
+
+// Class names of the levels, as `hew permissions check` prints them.
+const (
+	ClassReadOnly = "read-only"
+	ClassLocal    = "local-work"
+	ClassBuild    = "project-build"
+	ClassUnknown  = "unknown"
+)
+
+// String is the level's class name.
+func (l Level) String() string {
+	switch l {
+	case LevelReadOnly:
+		return ClassReadOnly
+	case LevelLocal:
+		return ClassLocal
+	case LevelBuild:
+		return ClassBuild
+	}
+	return ClassUnknown
 }
 
 // Danger is one reason a command needs a human.
@@ -74,10 +124,14 @@ type Command struct {
 	Dynamic bool
 	// ReadOnly is set when the command has no side effects.
 	ReadOnly bool
+	// Level is the command's own level (what it wraps or sources included).
+	Level Level
 	// Core is Text with harmless wrappers (timeout, nice, env, xargs…)
 	// stripped: what an allow rule must match, so `timeout:*` never allows
 	// `timeout 1 rm -rf /`. Privileged wrappers (sudo) are kept.
 	Core string
+	// CoreArgv is Core as words.
+	CoreArgv []string
 	// Risky is set when the command's redirections write sensitive files,
 	// its name is computed at run time or PATH-like variables are changed;
 	// an allow rule never covers a risky command.
@@ -92,6 +146,14 @@ type Analysis struct {
 	Dangers  []Danger
 	// ReadOnly is true when every command is read-only and nothing is written.
 	ReadOnly bool
+	// Level is the highest level of any simple command; LevelUnknown when
+	// anything is dangerous or unparsable.
+	Level Level
+	// Unknown says, per command, why it is not known-safe ("`rclone` is not
+	// a known-safe command").
+	Unknown []string
+	// Builds names the build/test commands (known-safe only in the sandbox).
+	Builds []string
 	// Err is the parse error, if any (the command is then dangerous).
 	Err error
 	// OutsideDeletes lists resolved deletion targets outside the project
@@ -107,6 +169,58 @@ type Analysis struct {
 
 // Dangerous reports whether anything needs a human.
 func (a *Analysis) Dangerous() bool { return len(a.Dangers) > 0 }
+
+// KnownSafe reports whether the command may run unasked: every simple
+// command is read-only or local project work, or a project build/test run
+// while the sandbox is active.
+func (a *Analysis) KnownSafe(sandboxed bool) bool {
+	if a.Dangerous() || a.Err != nil {
+		return false
+	}
+	return a.Level <= LevelLocal || a.Level == LevelBuild && sandboxed
+}
+
+// Class names what the analysis recognised: the first danger class, or the
+// level's class name.
+func (a *Analysis) Class() string {
+	if len(a.Dangers) > 0 {
+		return a.Dangers[0].Class
+	}
+	return a.Level.String()
+}
+
+// Why explains in one line why the command is not known-safe.
+func (a *Analysis) Why(sandboxed bool) string {
+	if a.Dangerous() {
+		return "dangerous command: " + a.Summary()
+	}
+	if a.Level == LevelUnknown {
+		return joinSome(a.Unknown, "the command is not known-safe")
+	}
+	if a.Level == LevelBuild && !sandboxed {
+		return joinSome(a.Builds, "a build") + " runs project code, which is known-safe only inside the sandbox (it is not active)"
+	}
+	return "known-safe (" + a.Level.String() + ")"
+}
+
+// joinSome joins up to three distinct items, or returns fallback.
+func joinSome(items []string, fallback string) string {
+	if len(items) == 0 {
+		return fallback
+	}
+	seen := map[string]bool{}
+	var parts []string
+	for _, it := range items {
+		if !seen[it] {
+			seen[it] = true
+			parts = append(parts, it)
+		}
+	}
+	if len(parts) > 3 {
+		parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
+	}
+	return strings.Join(parts, "; ")
+}
 
 // Summary is a one-line, human-readable list of the dangers.
 func (a *Analysis) Summary() string {
@@ -133,12 +247,25 @@ func (a *Analysis) Summary() string {
 
 // analyser carries state through one Analyze call.
 type analyser struct {
-	opts     Options
-	a        *Analysis
-	cwd      string
-	readOnly bool
-	funcs    map[string]bool
-	count    int
+	opts  Options
+	a     *Analysis
+	cwd   string
+	level Level
+	funcs map[string]bool
+	count int
+}
+
+// raise lifts the running level to at least l.
+func (z *analyser) raise(l Level) {
+	if l > z.level {
+		z.level = l
+	}
+}
+
+// unknown records why a command is not known-safe and returns LevelUnknown.
+func (z *analyser) unknown(why string) Level {
+	z.a.Unknown = append(z.a.Unknown, why)
+	return LevelUnknown
 }
 
 // Analyze parses and judges cmd. It never panics; a parse failure yields an
@@ -154,17 +281,22 @@ func Analyze(cmd string, opts Options) (res *Analysis) {
 	if opts.Cwd == "" {
 		opts.Cwd = opts.Root
 	}
-	z := &analyser{opts: opts, a: res, cwd: opts.Cwd, readOnly: true, funcs: map[string]bool{}}
+	z := &analyser{opts: opts, a: res, cwd: opts.Cwd, funcs: map[string]bool{}}
 	z.source(cmd, 0, false)
-	res.ReadOnly = z.readOnly && len(res.Dangers) == 0 && res.Err == nil
+	if len(res.Dangers) > 0 || res.Err != nil {
+		z.level = LevelUnknown
+	}
+	res.Level = z.level
+	res.ReadOnly = res.Level == LevelReadOnly
 	return res
 }
 
-// source parses src and analyses every statement in it.
-func (z *analyser) source(src string, depth int, nested bool) {
+// source parses src and analyses every statement in it; it returns the
+// highest level of what src runs.
+func (z *analyser) source(src string, depth int, nested bool) Level {
 	if depth > maxNesting {
 		z.danger(ClassUnparsable, src, "shell strings nested too deeply to judge")
-		return
+		return LevelUnknown
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
@@ -172,9 +304,14 @@ func (z *analyser) source(src string, depth int, nested bool) {
 			z.a.Err = err
 		}
 		z.danger(ClassUnparsable, src, "cannot parse: "+err.Error())
-		return
+		return LevelUnknown
 	}
+	saved := z.level
+	z.level = LevelReadOnly
 	z.walk(f, depth, nested)
+	got := z.level
+	z.level = max(saved, got)
+	return got
 }
 
 // walk visits every node of a parsed tree.
@@ -189,14 +326,11 @@ func (z *analyser) walk(root syntax.Node, depth int, nested bool) {
 		}
 		switch n := n.(type) {
 		case *syntax.Stmt:
-			if n.Background {
-				z.readOnly = false
-			}
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				redirs[call] = n.Redirs
 			} else {
 				for _, r := range n.Redirs {
-					z.redirect(r, "", depth)
+					z.raise(z.redirect(r, "", depth))
 				}
 			}
 		case *syntax.CmdSubst, *syntax.ProcSubst:
@@ -215,10 +349,16 @@ func (z *analyser) walk(root syntax.Node, depth int, nested bool) {
 		case *syntax.CallExpr:
 			z.call(n, redirs[n], depth, nested || inSubst[n])
 		case *syntax.DeclClause:
-			// export/declare/local only set variables; values with
-			// substitutions are visited as children.
+			// export/declare/local only set variables (values with
+			// substitutions are visited as children), but some variables
+			// change what later commands run.
+			for _, as := range n.Args {
+				z.assign(as, n.Variant.Value)
+			}
+		case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.TestClause, *syntax.LetClause:
+			z.arithmetic(n)
 		case *syntax.CoprocClause:
-			z.readOnly = false
+			z.raise(z.unknown("coproc runs a background co-process"))
 		}
 		return true
 	})
@@ -242,7 +382,7 @@ func (z *analyser) call(c *syntax.CallExpr, redirs []*syntax.Redirect, depth int
 	for _, w := range c.Args {
 		words = append(words, z.word(w))
 	}
-	cmd := Command{Nested: nested, ReadOnly: true}
+	cmd := Command{Nested: nested}
 	for _, w := range words {
 		cmd.Argv = append(cmd.Argv, w.val)
 		if w.dynamic {
@@ -250,63 +390,136 @@ func (z *analyser) call(c *syntax.CallExpr, redirs []*syntax.Redirect, depth int
 		}
 	}
 	cmd.Text = joinArgv(cmd.Argv)
-	cmd.Core = coreText(cmd.Argv)
+	cmd.CoreArgv = coreArgv(cmd.Argv)
+	cmd.Core = joinArgv(cmd.CoreArgv)
+	lvl := LevelReadOnly
 	for _, r := range redirs {
-		if !z.redirect(r, cmd.Text, depth) {
-			cmd.ReadOnly = false
-		}
+		lvl = max(lvl, z.redirect(r, cmd.Text, depth))
 	}
 	risky := len(z.a.Dangers) > before || len(words) > 0 && words[0].dynamic
-	if len(words) > 0 {
-		ro, inner := z.argv(words, cmd.Text, depth, redirs)
-		cmd.ReadOnly = cmd.ReadOnly && ro
-		cmd.Unwrapped = inner
-	}
 	for _, as := range c.Assigns {
-		if as.Name != nil && (as.Name.Value == "PATH" || as.Name.Value == "LD_PRELOAD" || as.Name.Value == "BASH_ENV") && len(words) > 0 {
-			z.danger(ClassDynamic, cmd.Text, as.Name.Value+"= changes what the command runs")
+		if z.assign(as, "") && len(words) > 0 {
 			risky = true
 		}
 	}
-	cmd.Risky = risky
-	if !cmd.ReadOnly {
-		z.readOnly = false
+	if len(words) > 0 {
+		l, inner := z.argv(words, cmd.Text, depth, redirs)
+		lvl = max(lvl, l)
+		cmd.Unwrapped = inner
 	}
+	if len(z.a.Dangers) > before {
+		lvl = LevelUnknown
+	}
+	cmd.Risky = risky
+	cmd.Level = lvl
+	cmd.ReadOnly = lvl == LevelReadOnly
+	z.raise(lvl)
 	if idx >= 0 {
 		z.a.Commands[idx] = cmd
 	}
 }
 
-// redirect judges one redirection; it reports whether it is harmless for
-// read-only purposes (input, fd duplication, /dev/null).
-func (z *analyser) redirect(r *syntax.Redirect, cmdText string, depth int) bool {
+// assign judges one variable assignment (a prefix, a bare assignment or an
+// export/declare). It reports whether the variable changes what commands
+// run or what they load.
+func (z *analyser) assign(as *syntax.Assign, decl string) bool {
+	if as == nil || as.Name == nil {
+		return false
+	}
+	name := as.Name.Value
+	if decl == "export" || decl == "declare" || decl == "local" || decl == "typeset" || decl == "readonly" || decl == "" {
+		if name == "HISTFILE" || name == "HISTSIZE" || name == "HISTFILESIZE" {
+			z.danger(ClassHistoryWipe, name, "setting "+name+" stops or redirects the shell history")
+			return true
+		}
+		if riskyVar(name) {
+			z.danger(ClassDynamic, name, name+"= changes which programs run or what they load")
+			return true
+		}
+	}
+	return false
+}
+
+// arithmetic flags arithmetic contexts whose operands hold text with a
+// command substitution: bash evaluates `a[$(cmd)]` there and runs cmd.
+func (z *analyser) arithmetic(n syntax.Node) {
+	syntax.Walk(n, func(m syntax.Node) bool {
+		if w, ok := m.(*syntax.Word); ok {
+			if v := z.word(w).val; strings.Contains(v, "$(") || strings.Contains(v, "`") {
+				z.raise(z.unknown("arithmetic on text that may run a command (" + v + ")"))
+			}
+		}
+		return true
+	})
+}
+
+// redirect judges one redirection and returns its level: input, fd
+// duplication and harmless devices are read-only, writes inside the project
+// (or temp) local work, anything else unknown.
+func (z *analyser) redirect(r *syntax.Redirect, cmdText string, depth int) Level {
 	switch r.Op {
 	case syntax.RdrIn, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-		return true
+		if r.Word != nil && (r.Op == syntax.RdrIn || r.Op == syntax.DplIn) {
+			if w := z.word(r.Word); isNetDevice(w.val) {
+				z.danger(ClassNetwork, cmdText, "reads from the network through "+w.val)
+				return LevelUnknown
+			}
+		}
+		return LevelReadOnly
 	case syntax.DplOut:
 		if r.Word != nil {
 			w := z.word(r.Word)
 			if !w.dynamic && (w.val == "-" || isDigits(w.val)) {
-				return true
+				return LevelReadOnly
 			}
 		}
 	}
 	if r.Word == nil {
-		return false
+		return z.unknown("a redirection without a target")
 	}
 	w := z.word(r.Word)
 	if w.dynamic {
-		return false
+		return z.unknown("output goes to " + w.val + ", a path only known at run time")
+	}
+	if isNetDevice(w.val) {
+		z.danger(ClassNetwork, cmdText, "sends output to the network through "+w.val)
+		return LevelUnknown
 	}
 	if harmlessDevice(w.val) {
-		return true
+		return LevelReadOnly
 	}
-	z.write(w.val, cmdText)
-	return false
+	return z.writeLevel(w, cmdText)
 }
 
-// write records a write to target (as written) and flags sensitive targets.
-func (z *analyser) write(target, cmdText string) {
+// isNetDevice reports bash's network pseudo-files.
+func isNetDevice(p string) bool {
+	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
+}
+
+// writeLevel records a file write and returns LevelLocal when the target
+// lies in the project, LevelUnknown otherwise.
+func (z *analyser) writeLevel(w word, cmdText string) Level {
+	if w.dynamic {
+		return z.unknown("writes " + w.val + ", a path only known at run time")
+	}
+	if why := badPath(w.val); why != "" {
+		return z.unknown("writes a path that " + why)
+	}
+	abs := z.write(w.val, cmdText)
+	if z.scratch(abs) {
+		return LevelLocal
+	}
+	return z.unknown("writes " + abs + " outside the project")
+}
+
+// scratch reports whether abs lies in the project.
+func (z *analyser) scratch(abs string) bool {
+	return z.opts.Root != "" && within(abs, z.opts.Root)
+}
+
+// write records a write to target (as written) and flags sensitive
+// targets; it returns the resolved target.
+func (z *analyser) write(target, cmdText string) string {
 	abs := z.resolve(target)
 	z.a.Writes = append(z.a.Writes, abs)
 	if class, why := z.sensitive(abs); class != "" {
@@ -315,6 +528,7 @@ func (z *analyser) write(target, cmdText string) {
 		}
 		z.danger(class, cmdText, "writes "+abs+" ("+why+")")
 	}
+	return abs
 }
 
 // pipeline flags a download piped into an interpreter.
@@ -414,8 +628,8 @@ func (z *analyser) substHasDownload(w *syntax.Word) bool {
 	return found
 }
 
-// coreText strips non-privileged wrappers from argv.
-func coreText(argv []string) string {
+// coreArgv strips non-privileged wrappers from argv.
+func coreArgv(argv []string) []string {
 	for range maxNesting {
 		i, ok := unwrapIdx(argv)
 		if !ok || wrappers[cmdName(argv[0])].privilege {
@@ -423,7 +637,7 @@ func coreText(argv []string) string {
 		}
 		argv = argv[i:]
 	}
-	return joinArgv(argv)
+	return argv
 }
 
 // joinArgv renders argv as shell text, quoting words that need it.
@@ -476,4 +690,53 @@ func within(p, dir string) bool {
 	}
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Forms are the texts deny and ask rules match for this command: as
+// written, and as it will run — every command a wrapper runs, each with the
+// program's directory and .exe dropped and git's global options removed
+// (`sudo /usr/bin/git -C x push` is also `git push`).
+func (c Command) Forms() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(argv []string) {
+		if t := joinArgv(argv); len(argv) > 0 && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	argv := c.Argv
+	for range maxNesting {
+		if len(argv) == 0 {
+			break
+		}
+		add(argv)
+		add(asRun(argv))
+		inner, ok := unwrap(argv)
+		if !ok {
+			break
+		}
+		argv = inner
+	}
+	for _, u := range c.Unwrapped {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// asRun drops the program's directory and .exe, and git's global options.
+func asRun(argv []string) []string {
+	name := cmdName(argv[0])
+	if l := strings.ToLower(name); strings.HasSuffix(l, ".exe") {
+		name = name[:len(name)-4]
+	}
+	out := append([]string{name}, argv[1:]...)
+	if name == "git" {
+		i := GitSubcommand(argv[1:])
+		out = append([]string{"git"}, argv[1+i:]...)
+	}
+	return out
 }

@@ -105,7 +105,7 @@ func TestReadOnly(t *testing.T) {
 		{"git status && git diff | head", true},
 		{"grep -rn foo . 2>/dev/null", true},
 		{"find . -name '*.go' | xargs wc -l", true},
-		{"go vet ./...", true},
+		{"go vet ./...", false},
 		{"cat a > b", false},
 		{"find . -delete", false},
 		{"find . -exec touch {} \\;", false},
@@ -114,7 +114,7 @@ func TestReadOnly(t *testing.T) {
 		{"git commit -m x", false},
 		{"git branch new-feature", false},
 		{"sort -o out.txt in.txt", false},
-		{"ls &", false},
+		{"ls &", true},
 		{"echo $(touch x)", false},
 		{"echo 'unterminated", false},
 	}

@@ -4,26 +4,6 @@ import (
 	"strings"
 )
 
-// readOnlyCommands never change anything (given no output redirection).
-var readOnlyCommands = setOf(
-	"ls", "ll", "dir", "cat", "head", "tail", "less", "more", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack",
-	"pwd", "echo", "printf", "which", "whereis", "type", "file", "stat", "du", "df", "tree", "uniq", "cut",
-	"tr", "diff", "cmp", "comm", "date", "whoami", "id", "uname", "hostname", "printenv", "basename",
-	"dirname", "realpath", "readlink", "true", "false", "test", "[", "[[", "jq", "column", "nl", "fold",
-	"fmt", "expand", "unexpand", "rev", "tac", "od", "hexdump", "xxd", "strings", "md5sum", "sha1sum",
-	"sha256sum", "sha512sum", "shasum", "cksum", "b2sum", "base64", "seq", "sleep", "locale", "nproc",
-	"free", "uptime", "ps", "pgrep", "lsof", "ss", "history", ":", "popd", "dirs", "man", "fd", "fdfind",
-	"bat", "batcat", "eza", "exa", "tokei", "cloc", "getconf", "groups", "users", "who", "w", "last",
-	"arch", "lscpu", "lsblk", "nvidia-smi", "sort", "sed", "gofmt", "yq", "awk", "gawk", "mawk", "env",
-	"export", "set", "unset", "shopt", "alias", "hash", "read", "wait", "jobs", "look", "join", "paste",
-	"numfmt", "tsort", "zcat", "zgrep", "zless", "bzcat", "xzcat", "iconv", "cal", "tput", "stty", "ldd",
-	"nm", "objdump", "readelf", "size", "go", "git", "npm", "cargo", "node", "python", "python3",
-)
-
-// conditionalReadOnly lists commands from readOnlyCommands whose read-only
-// status depends on their arguments; plain() checks them.
-var conditionalReadOnly = setOf("sort", "sed", "gofmt", "yq", "awk", "gawk", "mawk", "go", "git", "npm", "cargo", "node", "python", "python3", "env", "tail")
-
 func setOf(items ...string) map[string]bool {
 	m := make(map[string]bool, len(items))
 	for _, it := range items {
@@ -32,81 +12,111 @@ func setOf(items ...string) map[string]bool {
 	return m
 }
 
-// plain judges a command that is not a wrapper or shell.
-func (z *analyser) plain(name, lname string, words []word, args []string, text string) bool {
+// plain judges a command that is not a wrapper or shell: known dangers
+// first (with their specific reasons), then the allowlist.
+func (z *analyser) plain(name, lname string, words []word, args []string, text string) Level {
 	if strings.HasPrefix(lname, "mkfs.") || strings.HasPrefix(lname, "mkfs_") {
 		lname = "mkfs"
 	}
-	wrote := z.writeTargets(lname, words, args, text)
+	if serviceQuery(lname, args) {
+		return LevelReadOnly
+	}
+	if lvl, ok := z.moreDangers(name, lname, words, args, text); ok {
+		return lvl
+	}
+	if lvl, ok := z.dangerous(name, lname, words, args, text); ok {
+		return lvl
+	}
+	if lname == "git" {
+		return z.git(args, text)
+	}
+	if lvl, ok := z.writing(lname, words, args, text); ok {
+		return lvl
+	}
+	if lvl, ok := z.archive(lname, words, args, text); ok {
+		return lvl
+	}
+	if lvl, ok := z.known(name, lname, words, args); ok {
+		return lvl
+	}
+	return z.unknown("`" + name + "` is not a known-safe command")
+}
+
+// dangerous recognises the classic danger classes. It reports whether it
+// judged the command.
+func (z *analyser) dangerous(name, lname string, words []word, args []string, text string) (Level, bool) {
+	no := func() (Level, bool) { return z.unknown("`" + name + "` is not a known-safe command"), true }
 	switch lname {
 	case "rm", "unlink", "shred", "srm", "wipe", "del", "erase", "rd", "rmdir", "remove-item", "ri", "rmtree":
 		z.deletion(lname, words, args, text)
-		return false
-	case "git":
-		return z.git(args, text)
+		return LevelUnknown, true
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a, "of="); ok {
 				z.write(v, text)
 			}
 		}
-		return false
+		return no()
 	case "kill", "killall", "pkill", "skill", "xkill", "taskkill", "stop-process", "spps", "tskill":
 		z.danger(ClassKill, text, name+" stops processes")
-		return false
+		return no()
 	case "fuser":
 		if hasFlag(args, "k", "--kill") {
 			z.danger(ClassKill, text, "fuser -k stops processes")
 		}
-		return false
+		return no()
 	case "shutdown", "reboot", "halt", "poweroff", "stop-computer", "restart-computer", "pm-suspend", "pm-hibernate", "suspend":
 		z.danger(ClassPower, text, name+" changes the machine's power state")
-		return false
+		return no()
 	case "init", "telinit":
 		z.danger(ClassPower, text, name+" changes the run level")
-		return false
+		return no()
 	case "systemctl", "loginctl", "service", "launchctl", "rc-service":
 		for _, a := range args {
 			switch a {
 			case "poweroff", "reboot", "halt", "suspend", "hibernate", "hybrid-sleep", "kexec", "emergency", "rescue", "soft-reboot":
 				z.danger(ClassPower, text, name+" "+a+" changes the machine's power state")
-				return false
+				return no()
 			case "stop", "kill", "disable", "mask", "restart", "isolate", "unload", "bootout", "remove", "terminate-session", "kill-session", "kill-user":
 				z.danger(ClassSystemConfig, text, name+" "+a+" changes system services")
-				return false
+				return no()
 			}
 		}
-		return false
+		return no()
 	case "mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "hdparm",
 		"blkdiscard", "diskpart", "format", "format-volume", "clear-disk", "initialize-disk", "cryptsetup",
 		"lvremove", "vgremove", "pvremove", "mdadm", "zpool", "newfs", "diskutil", "bcdedit", "cipher", "fsutil":
 		if lname == "zpool" && !hasAnyArg(args, "destroy", "create", "labelclear") || lname == "diskutil" && !hasAnyArgPrefix(args, "erase", "partition", "zero", "randomDisk", "secureErase", "unmount") || lname == "cipher" && !winFlag(args, "w") {
-			return false
+			return no()
 		}
 		z.danger(ClassDisk, text, name+" writes disks or partitions")
-		return false
+		return no()
 	case "chmod", "chown", "chgrp", "icacls", "cacls", "takeown", "setfacl", "chattr":
+		before := len(z.a.Dangers)
 		z.permissions(lname, args, text)
-		return false
+		if lname == "chmod" && len(z.a.Dangers) == before {
+			return z.chmodLevel(words, text), true
+		}
+		return no()
 	case "crontab":
 		if hasFlag(args, "r", "--remove") || len(operands(words[1:])) > 0 {
-			z.danger(ClassSystemConfig, text, "crontab replaces or removes scheduled jobs")
+			z.danger(ClassPersistence, text, "crontab replaces or removes scheduled jobs")
 		}
-		return false
+		return no()
 	case "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "sysctl", "modprobe", "insmod", "rmmod",
 		"useradd", "userdel", "usermod", "passwd", "chpasswd", "visudo", "groupdel", "reg", "setx", "netsh",
 		"vssadmin", "wevtutil", "bootrec", "update-grub", "grub-install", "mount", "umount", "swapoff", "swapon":
 		if (lname == "sysctl" && !hasFlag(args, "w", "--write")) || (lname == "reg" && !hasAnyArgFold(args, "delete", "add", "import")) ||
 			(lname == "mount" && len(args) == 0) || (lname == "ufw" && hasAnyArg(args, "status")) || (lname == "netsh" && !hasAnyArgFold(args, "set", "delete", "add", "reset")) {
-			return false
+			return no()
 		}
 		z.danger(ClassSystemConfig, text, name+" changes system configuration")
-		return false
+		return no()
 	case "nc", "ncat", "netcat", "socat":
 		if hasFlag(args, "e", "--exec", "--sh-exec") || hasAnyArgPrefix(args, "EXEC:", "SYSTEM:") {
 			z.danger(ClassRCE, text, name+" hands a shell to the network")
 		}
-		return false
+		return no()
 	case "docker", "podman":
 		if hasFlag(args, "", "--privileged") || hasAnyArgPrefix(args, "/:/", "--volume=/:/", "-v=/:/") {
 			z.danger(ClassPrivilege, text, name+" gives a container the host")
@@ -114,69 +124,44 @@ func (z *analyser) plain(name, lname string, words []word, args []string, text s
 		if hasAnyArg(args, "rm", "rmi", "prune") && hasFlag(args, "f", "--force", "--all") {
 			z.danger(ClassRecursiveDel, text, name+" forcibly removes containers or images")
 		}
-		return false
+		return no()
 	case "setcap":
 		z.danger(ClassPrivilege, text, "setcap grants capabilities")
-		return false
+		return no()
 	case "history":
-		if hasFlag(args, "c", "") {
-			return false
+		if hasFlag(args, "cd", "") {
+			z.danger(ClassHistoryWipe, text, "history "+strings.Join(args, " ")+" erases the shell history")
+			return LevelUnknown, true
 		}
-	case "truncate":
-		return false
+		for _, a := range args {
+			if !isDigits(a) {
+				return z.unknown("`history " + a + "` changes the history file"), true
+			}
+		}
+		return LevelReadOnly, true
 	case "curl", "wget":
 		for i, a := range args {
 			if (a == "-o" || a == "--output" || a == "-O" && lname == "wget" || a == "--output-document") && i+1 < len(args) && !words[i+2].dynamic && args[i+1] != "-" {
 				z.write(args[i+1], text)
 			}
 		}
-		return false
+		z.danger(ClassNetwork, text, name+" talks to the network; data could leave the machine")
+		return LevelUnknown, true
 	case "alias":
+		lvl := LevelReadOnly
 		for _, w := range words[1:] {
 			if _, val, ok := strings.Cut(w.val, "="); ok && !w.dynamic {
-				z.source(val, 1, true)
+				lvl = max(lvl, z.source(val, 1, true))
 			}
 		}
-		return true
+		return lvl, true
 	case "command":
-		return hasFlag(args, "vV", "")
+		if hasFlag(args, "vV", "") {
+			return LevelReadOnly, true
+		}
+		return no()
 	}
-	if wrote {
-		return false
-	}
-	if !readOnlyCommands[lname] {
-		return false
-	}
-	if !conditionalReadOnly[lname] {
-		return true
-	}
-	switch lname {
-	case "sort":
-		return !hasFlag(args, "o", "--output")
-	case "sed":
-		return !hasFlag(args, "i", "--in-place") && !strings.Contains(strings.Join(args, " "), "w ")
-	case "gofmt":
-		return !hasFlag(args, "w", "")
-	case "yq":
-		return !hasFlag(args, "i", "--inplace")
-	case "awk", "gawk", "mawk":
-		prog := strings.Join(args, " ")
-		return !strings.Contains(prog, "system(") && !strings.Contains(prog, ">") && !strings.Contains(prog, "|")
-	case "tail":
-		return true
-	case "env":
-		return len(args) == 0
-	case "go":
-		return len(args) > 0 && hasAnyArg(args[:1], "vet", "version", "list", "doc", "help") ||
-			len(args) > 0 && args[0] == "env" && !hasFlag(args, "", "-w", "-u")
-	case "npm":
-		return len(args) > 0 && hasAnyArg(args[:1], "ls", "list", "view", "info", "outdated", "help", "--version", "-v")
-	case "cargo":
-		return len(args) > 0 && hasAnyArg(args[:1], "tree", "metadata", "--version", "-V")
-	case "node", "python", "python3":
-		return len(args) == 1 && (args[0] == "--version" || args[0] == "-V" || args[0] == "-v")
-	}
-	return false
+	return LevelReadOnly, false
 }
 
 // deletion judges rm and its relatives, including Windows ones.
@@ -255,19 +240,37 @@ func (z *analyser) permissions(lname string, args []string, text string) {
 	}
 }
 
-// git judges a git invocation.
-func (z *analyser) git(args []string, text string) bool {
+// gitReadOnly are git subcommands that only read, given vetted arguments.
+var gitReadOnly = setOf("status", "log", "diff", "show", "blame", "grep", "rev-parse", "rev-list", "ls-files",
+	"ls-tree", "cat-file", "describe", "shortlog", "whatchanged", "merge-base", "name-rev", "for-each-ref",
+	"show-ref", "count-objects", "check-ignore", "check-attr", "version", "diff-tree", "diff-files",
+	"diff-index", "var", "cherry", "annotate", "show-branch", "verify-commit", "verify-tag", "range-diff")
+
+// gitGlobal reports whether a git global option is known to be harmless and
+// whether it consumes the next argument.
+func gitGlobal(a string) (ok, consumes bool) {
+	switch a {
+	case "-C", "--git-dir", "--work-tree", "--namespace":
+		return true, true
+	case "-P", "--no-pager", "--bare", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
+		"--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--version", "--help", "-h":
+		return true, false
+	}
+	for _, p := range []string{"--git-dir=", "--work-tree=", "--namespace="} {
+		if strings.HasPrefix(a, p) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// GitSubcommand returns the index of git's subcommand in args (after the
+// global options), or len(args).
+func GitSubcommand(args []string) int {
 	i := 0
 	for i < len(args) {
 		a := args[i]
-		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" {
-			if a == "-c" && i+1 < len(args) {
-				key := strings.ToLower(strings.SplitN(args[i+1], "=", 2)[0])
-				if strings.HasPrefix(key, "alias.") || key == "core.hookspath" || key == "core.sshcommand" ||
-					key == "core.pager" || key == "core.fsmonitor" || key == "core.editor" || strings.HasSuffix(key, ".helper") {
-					z.danger(ClassOpaque, text, "git -c "+key+" runs a configured program")
-				}
-			}
+		if a == "-c" || a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env" {
 			i += 2
 			continue
 		}
@@ -277,13 +280,66 @@ func (z *analyser) git(args []string, text string) bool {
 		}
 		break
 	}
+	return min(i, len(args))
+}
+
+// git judges a git invocation: global options first (only harmless ones
+// keep it known-safe), then the subcommand.
+func (z *analyser) git(args []string, text string) Level {
+	lvl := LevelReadOnly
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if a == "-c" || strings.HasPrefix(a, "--config-env") {
+			if a == "-c" && i+1 < len(args) {
+				key := strings.ToLower(strings.SplitN(args[i+1], "=", 2)[0])
+				if strings.HasPrefix(key, "alias.") || key == "core.hookspath" || key == "core.sshcommand" ||
+					key == "core.pager" || key == "core.fsmonitor" || key == "core.editor" || strings.HasSuffix(key, ".helper") ||
+					strings.HasPrefix(key, "diff.") || strings.HasPrefix(key, "filter.") || strings.HasSuffix(key, ".textconv") ||
+					strings.HasSuffix(key, ".command") || strings.HasPrefix(key, "pager.") {
+					z.danger(ClassOpaque, text, "git -c "+key+" runs a configured program")
+				}
+			}
+			lvl = max(lvl, z.unknown("`git "+a+"` overrides configuration, which can make git run other programs"))
+			i += 2
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		ok, consumes := gitGlobal(a)
+		if !ok {
+			lvl = max(lvl, z.unknown("`git "+a+"` is not a known-safe git option"))
+		}
+		i++
+		if consumes {
+			i++
+		}
+	}
 	if i >= len(args) {
-		return true
+		return lvl
 	}
 	sub, rest := args[i], args[i+1:]
-	destructive := func(why string) bool {
+	destructive := func(why string) Level {
 		z.danger(ClassGit, text, "git "+sub+": "+why)
-		return false
+		return LevelUnknown
+	}
+	notSafe := func(why string) Level {
+		return z.unknown("`git " + sub + "` " + why)
+	}
+	// Options that run programs or write files, whatever the subcommand.
+	for _, r := range rest {
+		if r == "--" {
+			break
+		}
+		switch {
+		case r == "--output" || strings.HasPrefix(r, "--output="):
+			return max(lvl, notSafe("--output writes a file"))
+		case r == "--ext-diff" || r == "--open-files-in-pager" || strings.HasPrefix(r, "--open-files-in-pager=") ||
+			sub == "grep" && strings.HasPrefix(r, "-O") || r == "--exec" || strings.HasPrefix(r, "--exec=") ||
+			strings.HasPrefix(r, "--upload-pack") || strings.HasPrefix(r, "--receive-pack") || strings.HasPrefix(r, "--tool"):
+			return max(lvl, notSafe(r+" runs another program"))
+		}
 	}
 	switch sub {
 	case "push":
@@ -295,79 +351,166 @@ func (z *analyser) git(args []string, text string) bool {
 				return destructive("force-updates or deletes a remote ref (" + r + ")")
 			}
 		}
-		return false
+		z.danger(ClassPublish, text, "git push publishes commits to a remote")
+		return LevelUnknown
 	case "reset":
 		if hasFlag(rest, "", "--hard", "--merge", "--keep") {
 			return destructive("discards uncommitted work")
 		}
-		return false
+		return notSafe("moves the branch head")
 	case "clean":
+		if hasFlag(rest, "n", "--dry-run") && !hasFlag(rest, "f", "--force") {
+			return lvl
+		}
 		if hasFlag(rest, "fx", "--force") {
 			return destructive("deletes untracked files")
 		}
-		return false
+		return notSafe("deletes untracked files")
 	case "branch":
 		if hasFlag(rest, "DM", "") || hasFlag(rest, "d", "--delete") && hasFlag(rest, "f", "--force") {
 			return destructive("force-deletes or overwrites branches")
 		}
-		return !hasFlag(rest, "dmcC", "--delete", "--move", "--copy", "--set-upstream-to", "--unset-upstream", "--edit-description") && len(operands(wordsOf(rest))) == 0
-	case "checkout", "switch":
+		if hasFlag(rest, "d", "--delete") {
+			return notSafe("-d deletes a branch")
+		}
+		if hasFlag(rest, "C", "--force", "-f") {
+			return notSafe("--force overwrites a branch")
+		}
+		if hasFlag(rest, "u", "--set-upstream-to", "--unset-upstream", "--edit-description") {
+			return max(lvl, LevelLocal)
+		}
+		if hasFlag(rest, "mc", "--move", "--copy") || len(operands(wordsOf(branchOperands(rest)))) > 0 {
+			return max(lvl, LevelLocal)
+		}
+		return lvl
+	case "checkout":
 		if hasFlag(rest, "f", "--force", "--discard-changes") || hasAnyArg(rest, "--", ".") {
 			return destructive("discards local changes")
 		}
-		return false
+		if len(rest) == 2 && rest[0] == "-b" || len(rest) == 3 && rest[0] == "-b" {
+			return max(lvl, LevelLocal)
+		}
+		return notSafe("can overwrite local changes (use `git switch` to change branches)")
+	case "switch":
+		if hasFlag(rest, "f", "--force", "--discard-changes") {
+			return destructive("discards local changes")
+		}
+		if hasFlag(rest, "C", "--force-create", "--orphan") {
+			return notSafe("resets or orphans a branch")
+		}
+		return max(lvl, LevelLocal)
 	case "restore":
 		if !hasFlag(rest, "S", "--staged") || hasFlag(rest, "W", "--worktree") {
 			return destructive("discards local changes")
 		}
-		return false
+		return max(lvl, LevelLocal)
 	case "stash":
 		if hasAnyArg(rest, "drop", "clear") {
 			return destructive("deletes stashed work")
 		}
-		return len(rest) > 0 && hasAnyArg(rest[:1], "list", "show")
+		if len(rest) > 0 && hasAnyArg(rest[:1], "list", "show") {
+			return lvl
+		}
+		if len(rest) == 0 || hasAnyArg(rest[:1], "push", "save", "-m", "--message", "-u", "--include-untracked", "--keep-index", "-k") {
+			return max(lvl, LevelLocal)
+		}
+		return notSafe(rest[0] + " changes the working tree")
 	case "reflog":
 		if hasAnyArg(rest, "expire", "delete") {
 			return destructive("deletes history")
 		}
-		return true
+		return lvl
 	case "gc", "prune":
 		if sub == "prune" || hasAnyArgPrefix(rest, "--prune") {
 			return destructive("deletes unreachable objects")
 		}
-		return false
+		return notSafe("rewrites the object store")
 	case "filter-branch", "filter-repo":
 		return destructive("rewrites history")
 	case "update-ref":
 		if hasFlag(rest, "d", "") {
 			return destructive("deletes a ref")
 		}
-		return false
+		return notSafe("moves a ref")
 	case "rm":
 		if !hasFlag(rest, "", "--cached") {
 			z.danger(ClassDelete, text, "git rm deletes files")
+			return LevelUnknown
 		}
-		return false
+		return max(lvl, LevelLocal)
 	case "worktree":
 		if hasAnyArg(rest, "remove", "prune") && hasFlag(rest, "f", "--force") {
 			return destructive("deletes a worktree with its changes")
 		}
-		return len(rest) > 0 && rest[0] == "list"
+		if len(rest) > 0 && rest[0] == "list" {
+			return lvl
+		}
+		return notSafe("changes worktrees")
 	case "tag":
-		return len(rest) == 0 || hasFlag(rest, "l", "--list") || hasAnyArg(rest, "--contains", "--points-at")
+		if len(rest) == 0 || hasFlag(rest, "l", "--list") || hasAnyArg(rest, "--contains", "--points-at") {
+			return lvl
+		}
+		if hasFlag(rest, "df", "--delete", "--force") {
+			return notSafe("deletes or moves a tag")
+		}
+		return max(lvl, LevelLocal)
 	case "remote":
-		return len(rest) == 0 || hasAnyArg(rest[:1], "-v", "--verbose", "show", "get-url")
+		if len(rest) == 0 || hasAnyArg(rest[:1], "-v", "--verbose", "get-url") {
+			return lvl
+		}
+		return notSafe("changes or contacts remotes")
 	case "config":
-		return !z.gitConfigWrite(rest, text)
-	case "status", "log", "diff", "show", "blame", "grep", "rev-parse", "rev-list", "ls-files", "ls-tree",
-		"ls-remote", "cat-file", "describe", "shortlog", "whatchanged", "merge-base", "name-rev",
-		"for-each-ref", "show-ref", "count-objects", "check-ignore", "version", "help", "diff-tree",
-		"diff-files", "diff-index", "var", "fsck", "cherry", "annotate", "show-branch", "verify-commit":
-		return !hasFlag(rest, "", "--output")
+		if z.gitConfigWrite(rest, text) {
+			return notSafe("changes git configuration")
+		}
+		return lvl
 	case "submodule":
-		return len(rest) > 0 && rest[0] == "status"
+		if len(rest) > 0 && rest[0] == "status" {
+			return lvl
+		}
+		return notSafe("fetches or changes submodules")
+	case "add", "commit", "init", "mv":
+		return max(lvl, LevelLocal)
+	case "apply":
+		if hasFlag(rest, "", "--directory", "--unsafe-paths") {
+			return notSafe("writes outside the working tree")
+		}
+		if hasFlag(rest, "", "--check", "--stat", "--numstat", "--summary") && !hasFlag(rest, "", "--apply") {
+			return lvl
+		}
+		return max(lvl, LevelLocal)
+	case "fsck":
+		if hasFlag(rest, "", "--lost-found") {
+			return notSafe("--lost-found writes files")
+		}
+		return lvl
+	case "help":
+		if hasFlag(rest, "wi", "--web", "--info") {
+			return notSafe("opens a browser or viewer")
+		}
+		return lvl
 	}
-	return false
+	if gitReadOnly[sub] {
+		return lvl
+	}
+	return max(lvl, z.unknown("`git "+sub+"` is not a known-safe git command"))
+}
+
+// branchOperands drops the values of git branch options that take one.
+func branchOperands(rest []string) []string {
+	var out []string
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--color", "--column":
+			i++
+			continue
+		}
+		if strings.HasPrefix(rest[i], "-") {
+			continue
+		}
+		out = append(out, rest[i])
+	}
+	return out
 }
 
 func wordsOf(args []string) []word {

@@ -7,13 +7,16 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// argv judges one command's words. It reports whether the command is
-// read-only and the texts of any commands it wraps.
-func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.Redirect) (bool, []string) {
+// argv judges one command's words. It returns the command's level and the
+// texts of any commands it wraps.
+func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.Redirect) (Level, []string) {
 	w0 := words[0]
 	if w0.dynamic {
 		z.danger(ClassDynamic, text, "the command name "+w0.val+" is only known at run time")
-		return false, nil
+		return LevelUnknown, nil
+	}
+	if why := badPath(w0.val); why != "" {
+		return z.unknown("the command name " + quoteWord(w0.val) + " " + why), nil
 	}
 	name := cmdName(w0.val)
 	lname := strings.TrimSuffix(strings.ToLower(name), ".exe")
@@ -22,13 +25,25 @@ func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.R
 		args[i] = w.val
 	}
 	if z.funcs[name] {
-		return false, nil
+		return LevelReadOnly, nil // the body was judged where it was defined
 	}
 	if depth > maxNesting {
 		z.danger(ClassUnparsable, text, "wrappers nested too deeply to judge")
-		return false, nil
+		return LevelUnknown, nil
 	}
+	lvl, inner := z.program(name, lname, words, args, text, depth, redirs)
+	if pathProgram(w0.val) {
+		if build, ok := projectWrapper(w0.val); ok && lvl <= LevelBuild {
+			z.a.Builds = append(z.a.Builds, "`"+build+"`")
+			return LevelBuild, inner
+		}
+		return z.unknown("`" + w0.val + "` is a program given by its path, not a known system command"), inner
+	}
+	return lvl, inner
+}
 
+// program judges a command by its name (path stripped).
+func (z *analyser) program(name, lname string, words []word, args []string, text string, depth int, redirs []*syntax.Redirect) (Level, []string) {
 	// Commands that run other commands.
 	if isShell(lname) {
 		return z.shell(words, text, depth, redirs)
@@ -40,16 +55,15 @@ func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.R
 		for _, w := range words[1:] {
 			if w.dynamic {
 				z.danger(ClassDynamic, text, "eval of text only known at run time")
-				return false, nil
+				return LevelUnknown, nil
 			}
 			parts = append(parts, w.val)
 		}
 		src := strings.Join(parts, " ")
-		z.source(src, depth+1, true)
-		return true, []string{src}
+		return z.source(src, depth+1, true), []string{src}
 	case "source", ".":
 		z.downloadSubst(words, text)
-		return false, nil
+		return z.unknown("`" + name + "` runs a script file whose content is not judged"), nil
 	case "su":
 		z.danger(ClassPrivilege, text, "runs as another user")
 		for i, a := range args {
@@ -59,26 +73,40 @@ func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.R
 				} else {
 					z.source(args[i+1], depth+1, true)
 				}
-				return false, []string{args[i+1]}
+				return LevelUnknown, []string{args[i+1]}
 			}
 		}
-		return false, nil
+		return LevelUnknown, nil
 	case "cmd":
 		for i, a := range args {
 			if strings.EqualFold(a, "/c") || strings.EqualFold(a, "/k") {
 				src := strings.Join(args[i+1:], " ")
 				z.source(src, depth+1, true)
-				return false, []string{src}
+				return z.unknown("`cmd /c` runs a Windows command line, which is not judged as known-safe"), []string{src}
 			}
 		}
-		return false, nil
+		return z.unknown("`cmd` is not a known-safe command"), nil
 	case "find":
 		return z.find(words, text, depth)
+	case "exec":
+		if len(words) == 1 {
+			return LevelReadOnly, nil // only redirections, judged on their own
+		}
 	}
 	if start, ok := unwrapIdx(words2argv(words)); ok {
 		spec := wrappers[cmdName(words[0].val)]
 		if spec.privilege {
 			z.danger(ClassPrivilege, text, name+" runs the command with raised privileges")
+		}
+		if lname == "env" {
+			for _, w := range words[1:start] {
+				if n, _, ok := strings.Cut(w.val, "="); ok && !strings.HasPrefix(w.val, "-") && riskyVar(n) {
+					z.danger(ClassDynamic, text, n+"= changes which programs run or what they load")
+				}
+				if w.val == "-S" || strings.HasPrefix(w.val, "--split-string") {
+					z.raise(z.unknown("`env -S` splits a string into a command that is not judged"))
+				}
+			}
 		}
 		inner := words[start:]
 		if lname == "xargs" {
@@ -86,77 +114,148 @@ func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.R
 			inner = append(append([]word{}, inner...), word{val: "{stdin}", dynamic: true})
 		}
 		innerText := joinArgv(words2argv(inner))
-		ro, more := z.argv(inner, innerText, depth+1, nil)
-		return ro && !spec.privilege, append([]string{innerText}, more...)
+		lvl, more := z.argv(inner, innerText, depth+1, nil)
+		if spec.privilege {
+			lvl = LevelUnknown
+		} else if !spec.transparent {
+			lvl = max(lvl, z.unknown("`"+name+"` is not a known-safe wrapper"))
+		}
+		if lname == "time" && hasFlag(args[:start-1], "o", "--output") {
+			lvl = max(lvl, z.unknown("`time -o` writes a file"))
+		}
+		return lvl, append([]string{innerText}, more...)
 	}
 	if wrappers[lname].privilege || lname == "sudo" || lname == "doas" || lname == "pkexec" || lname == "sudoedit" || lname == "runas" {
 		z.danger(ClassPrivilege, text, name+" raises privileges")
-		return false, nil
+		return LevelUnknown, nil
 	}
-	if lname == "cd" || lname == "pushd" {
+	if lname == "cd" || lname == "pushd" || lname == "set-location" || lname == "sl" {
 		z.chdir(words[1:])
-		return true, nil
+		return LevelReadOnly, nil
 	}
 	if lname == "powershell" || lname == "pwsh" {
-		return z.powershell(words, text, depth)
+		z.powershell(words, text, depth)
+		return z.unknown("`" + name + "` runs PowerShell code, which is not judged as known-safe"), nil
 	}
 	if _, ok := interpreters[lname]; ok || strings.HasPrefix(lname, "python") {
-		z.downloadSubst(words, text)
-		z.inlineCode(lname, args, text)
-		return false, nil
+		return z.interpreter(name, lname, words, args, text), nil
 	}
 	return z.plain(name, lname, words, args, text), nil
 }
 
-// shell handles bash/sh/zsh…: -c strings and heredocs are parsed in turn.
-func (z *analyser) shell(words []word, text string, depth int, redirs []*syntax.Redirect) (bool, []string) {
+// pathProgram reports whether a command is given as a path that is not a
+// standard system directory (./ls, /tmp/x/rg, bin/tool): it is not the
+// program the allowlist vouches for.
+func pathProgram(w string) bool {
+	if !strings.ContainsAny(w, `/\`) {
+		return false
+	}
+	for _, dir := range []string{"/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/"} {
+		if rest, ok := strings.CutPrefix(w, dir); ok && rest != "" && !strings.ContainsAny(rest, `/\`) {
+			return false
+		}
+	}
+	return true
+}
+
+// projectWrapper recognises a project's own build wrapper script run from
+// the project root (./gradlew, ./mvnw).
+func projectWrapper(w string) (string, bool) {
+	switch w {
+	case "./gradlew", "./mvnw", "gradlew.bat", "mvnw.cmd", `.\gradlew.bat`, `.\mvnw.cmd`:
+		return w, true
+	}
+	return "", false
+}
+
+// interpreter judges python, node, ruby… invocations: version queries are
+// read-only, test runners builds, scripts and inline code unknown.
+func (z *analyser) interpreter(name, lname string, words []word, args []string, text string) Level {
 	z.downloadSubst(words, text)
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-V" || args[0] == "-v" || args[0] == "version") {
+		return LevelReadOnly
+	}
+	if strings.HasPrefix(lname, "python") || lname == "pypy" || lname == "pypy3" {
+		if len(args) >= 2 && args[0] == "-m" {
+			if pythonBuildModules[args[1]] {
+				z.a.Builds = append(z.a.Builds, "`"+name+" -m "+args[1]+"`")
+				return LevelBuild
+			}
+			return z.unknown("`" + name + " -m " + args[1] + "` runs a module that is not known-safe")
+		}
+	}
+	z.inlineCode(lname, args, text)
+	codeFlags := interpreters[lname]
+	if strings.HasPrefix(lname, "python") {
+		codeFlags = interpreters["python"]
+	}
+	for _, a := range args {
+		for _, f := range codeFlags {
+			if a == f {
+				return z.unknown("`" + name + " " + f + "` runs inline code, which is not judged")
+			}
+		}
+		if !strings.HasPrefix(a, "-") {
+			return z.unknown("`" + name + " " + a + "` runs a script whose content is not judged")
+		}
+	}
+	return z.unknown("`" + name + "` runs code that is not judged")
+}
+
+// shell handles bash/sh/zsh…: -c strings and heredocs are parsed in turn.
+func (z *analyser) shell(words []word, text string, depth int, redirs []*syntax.Redirect) (Level, []string) {
+	z.downloadSubst(words, text)
+	name := cmdName(words[0].val)
 	cflag := false
 	for i := 1; i < len(words); i++ {
 		a := words[i].val
-		if a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file" {
+		if a == "-o" || a == "+o" || a == "-O" || a == "+O" {
 			i++
 			continue
+		}
+		if a == "--rcfile" || a == "--init-file" {
+			return z.unknown("`" + name + " " + a + "` reads a start-up file that is not judged"), nil
 		}
 		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
 			cflag = true
 			continue
 		}
 		if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") {
+			if strings.Contains(a, "i") && !strings.HasPrefix(a, "--") || a == "--login" || strings.Contains(a, "l") && !strings.HasPrefix(a, "--") {
+				// Interactive and login shells read start-up files.
+				return z.unknown("`" + name + " " + a + "` reads start-up files that are not judged"), nil
+			}
 			continue
 		}
 		if cflag {
 			if words[i].dynamic {
 				z.danger(ClassDynamic, text, "shell -c with text only known at run time")
-				return false, nil
+				return LevelUnknown, nil
 			}
-			z.source(a, depth+1, true)
-			return true, []string{a}
+			return z.source(a, depth+1, true), []string{a}
 		}
 		// A script file: its content is not judged here.
-		return false, nil
+		return z.unknown("`" + name + " " + a + "` runs a script whose content is not judged"), nil
 	}
 	for _, r := range redirs {
 		if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
 			body := z.word(r.Hdoc)
 			if body.dynamic {
 				z.danger(ClassDynamic, text, "shell reads a here-document with substitutions")
-				return false, nil
+				return LevelUnknown, nil
 			}
-			z.source(body.val, depth+1, true)
-			return true, nil
+			return z.source(body.val, depth+1, true), nil
 		}
 		if r.Op == syntax.WordHdoc && r.Word != nil {
 			body := z.word(r.Word)
 			if body.dynamic {
 				z.danger(ClassDynamic, text, "shell reads a here-string only known at run time")
-				return false, nil
+				return LevelUnknown, nil
 			}
-			z.source(body.val, depth+1, true)
-			return true, nil
+			return z.source(body.val, depth+1, true), nil
 		}
 	}
-	return false, nil
+	return z.unknown("`" + name + "` runs commands read from its input, which cannot be judged"), nil
 }
 
 // downloadSubst flags `bash <(curl …)`, `sh -c "$(curl …)"`, `source <(…)`.
@@ -213,8 +312,8 @@ func (z *analyser) chdir(args []word) {
 const unknownCwd = "/(unknown directory)"
 
 // find handles find's actions: -delete, -exec and friends, -fprint.
-func (z *analyser) find(words []word, text string, depth int) (bool, []string) {
-	ro := true
+func (z *analyser) find(words []word, text string, depth int) (Level, []string) {
+	lvl := LevelReadOnly
 	var inner []string
 	var targets []word
 	exprStarted := false
@@ -229,7 +328,7 @@ func (z *analyser) find(words []word, text string, depth int) (bool, []string) {
 		}
 		switch a {
 		case "-delete":
-			ro = false
+			lvl = LevelUnknown
 			z.danger(ClassRecursiveDel, text, "find -delete removes every match")
 			if len(targets) == 0 {
 				targets = []word{{val: "."}}
@@ -239,7 +338,6 @@ func (z *analyser) find(words []word, text string, depth int) (bool, []string) {
 				z.deleteTarget(t, text)
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
-			ro = false
 			j := i + 1
 			for j < len(words) && words[j].val != ";" && words[j].val != "+" {
 				j++
@@ -254,19 +352,22 @@ func (z *analyser) find(words []word, text string, depth int) (bool, []string) {
 				}
 				innerText := joinArgv(words2argv(cmd))
 				inner = append(inner, innerText)
-				iro, more := z.argv(cmd, innerText, depth+1, nil)
+				il, more := z.argv(cmd, innerText, depth+1, nil)
 				inner = append(inner, more...)
-				ro = iro
+				lvl = max(lvl, il)
+			} else {
+				lvl = max(lvl, z.unknown("`find "+a+"` without a command"))
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			ro = false
 			if i+1 < len(words) {
-				z.write(words[i+1].val, text)
+				lvl = max(lvl, z.writeLevel(words[i+1], text))
+			} else {
+				lvl = max(lvl, z.unknown("`find "+a+"` writes a file"))
 			}
 		}
 	}
-	return ro, inner
+	return lvl, inner
 }
 
 func words2argv(ws []word) []string {
@@ -341,54 +442,120 @@ func psFlag(args []string, param string, minLen int) bool {
 	return false
 }
 
-// writeTargets records the files a file-writing command writes.
-func (z *analyser) writeTargets(lname string, words []word, args []string, text string) bool {
+// writing judges commands whose job is to create or change files: local
+// work when every target lies in the project (or temp), unknown otherwise.
+func (z *analyser) writing(lname string, words []word, args []string, text string) (Level, bool) {
 	ops := operands(words[1:])
 	switch lname {
 	case "tee":
+		lvl := LevelReadOnly
 		for _, o := range ops {
-			if !o.dynamic && !harmlessDevice(o.val) {
-				z.write(o.val, text)
+			if !harmlessDevice(o.val) {
+				lvl = max(lvl, z.writeLevel(o, text))
 			}
 		}
-		return true
-	case "cp", "mv", "install", "ln", "rsync", "scp":
+		return lvl, true
+	case "mkdir", "touch", "truncate":
+		if len(ops) == 0 {
+			return z.unknown("`" + lname + "` without a target"), true
+		}
+		lvl := LevelLocal
+		for i, o := range ops {
+			if lname == "mkdir" && i == 0 && hasFlag(args, "m", "--mode") && !strings.ContainsAny(o.val, "/.") {
+				continue // the -m MODE value
+			}
+			lvl = max(lvl, z.writeLevel(o, text))
+		}
+		return lvl, true
+	case "cp", "mv":
+		dest := targetDir(args)
+		srcs := ops
+		if dest == "" {
+			if len(ops) < 2 {
+				return z.unknown("`" + lname + "` without a destination"), true
+			}
+			dest, srcs = ops[len(ops)-1].val, ops[:len(ops)-1]
+			if ops[len(ops)-1].dynamic {
+				return z.unknown("`" + lname + "` to " + dest + ", a path only known at run time"), true
+			}
+		}
+		lvl := z.writeLevel(word{val: dest}, text)
+		if lname == "mv" {
+			for _, o := range srcs {
+				if o.dynamic {
+					lvl = max(lvl, z.unknown("`mv` moves "+o.val+", a path only known at run time"))
+					continue
+				}
+				abs := z.resolve(o.val)
+				if ok, why := ProtectedPath(abs, z.opts.Root, z.opts.Home, z.opts.HewHome); ok {
+					z.a.Protected = append(z.a.Protected, abs)
+					z.danger(ClassProtected, text, "moves "+abs+" ("+why+")")
+				}
+				if !z.scratch(abs) {
+					lvl = max(lvl, z.unknown("`mv` moves "+abs+" from outside the project"))
+				}
+			}
+		}
+		return lvl, true
+	case "ln":
+		if t := targetDir(args); t != "" {
+			return z.writeLevel(word{val: t}, text), true
+		}
+		if len(ops) == 1 {
+			return z.writeLevel(word{val: filepath.Base(ops[0].val)}, text), true
+		}
+		if len(ops) >= 2 {
+			return z.writeLevel(ops[len(ops)-1], text), true
+		}
+		return z.unknown("`ln` without a link name"), true
+	case "install", "rsync", "scp", "chown", "chgrp", "setfacl", "chattr":
 		if t := targetDir(args); t != "" {
 			z.write(t, text)
 		} else if len(ops) >= 2 && !ops[len(ops)-1].dynamic {
 			z.write(ops[len(ops)-1].val, text)
 		}
-		if lname == "mv" {
-			for _, o := range ops[:max(len(ops)-1, 0)] {
-				if !o.dynamic {
-					if ok, why := ProtectedPath(z.resolve(o.val), z.opts.Root, z.opts.Home, z.opts.HewHome); ok {
-						z.a.Protected = append(z.a.Protected, z.resolve(o.val))
-						z.danger(ClassProtected, text, "moves "+z.resolve(o.val)+" ("+why+")")
-					}
-				}
-			}
+		return z.unknown("`" + lname + "` is not a known-safe command"), true
+	case "sed", "gsed", "perl":
+		if lname == "perl" || !hasInPlace(args) {
+			return 0, false
 		}
-		return true
-	case "touch", "truncate", "chmod", "chown", "chgrp", "setfacl", "chattr":
-		for i, o := range ops {
-			if o.dynamic || (i == 0 && lname != "touch" && lname != "truncate") {
-				continue
-			}
-			z.write(o.val, text)
+		script, files, why := sedArgs(args, words)
+		if why != "" {
+			return z.unknown("`sed " + why + "`"), true
 		}
-		return true
-	case "sed", "perl", "gsed":
-		if hasFlag(args, "i", "--in-place") {
-			for i, o := range ops {
-				if i == 0 || o.dynamic {
-					continue
-				}
-				z.write(o.val, text)
-			}
-			return true
+		if bad := sedScriptUnsafe(script); bad != "" {
+			return z.unknown("`sed` script " + bad), true
 		}
+		lvl := LevelLocal
+		for _, f := range files {
+			lvl = max(lvl, z.writeLevel(f, text))
+		}
+		return lvl, true
+	case "gofmt":
+		if !hasFlag(args, "w", "") {
+			return LevelReadOnly, true
+		}
+		lvl := LevelLocal
+		for _, o := range ops {
+			lvl = max(lvl, z.writeLevel(o, text))
+		}
+		return lvl, true
 	}
-	return false
+	return 0, false
+}
+
+// chmodLevel: a mode change (already screened for sweeping or setuid modes)
+// on project files is local work.
+func (z *analyser) chmodLevel(words []word, text string) Level {
+	ops := operands(words[1:])
+	if len(ops) < 2 {
+		return z.unknown("`chmod` without a target")
+	}
+	lvl := LevelLocal
+	for _, o := range ops[1:] {
+		lvl = max(lvl, z.writeLevel(o, text))
+	}
+	return lvl
 }
 
 // targetDir returns the -t/--target-directory value of cp/mv/install/ln.

@@ -11,6 +11,7 @@ import (
 // CorpusEntry is one labelled command of testdata/corpus.txt.
 type corpusEntry struct {
 	dangerous bool
+	asks      bool // not dangerous, but not known-safe either (label A)
 	cmd       string
 	line      int
 }
@@ -32,10 +33,10 @@ func loadCorpus(t testing.TB) []corpusEntry {
 			continue
 		}
 		label, cmd, ok := strings.Cut(line, "\t")
-		if !ok || (label != "D" && label != "S") {
+		if !ok || (label != "D" && label != "S" && label != "A") {
 			t.Fatalf("corpus.txt:%d: malformed line %q", n, line)
 		}
-		out = append(out, corpusEntry{dangerous: label == "D", cmd: cmd, line: n})
+		out = append(out, corpusEntry{dangerous: label == "D", asks: label == "A", cmd: cmd, line: n})
 	}
 	return out
 }
@@ -57,33 +58,40 @@ func testOpts(t testing.TB) Options {
 	return Options{Root: root, Home: home, HewHome: filepath.Join(home, ".hew")}
 }
 
+// TestCorpus runs hew's original labelled corpus: D must never be
+// known-safe, S must be known-safe (with the sandbox active), A must ask
+// without being dangerous (network clients, publishing, scripts…).
 func TestCorpus(t *testing.T) {
 	opts := testOpts(t)
 	entries := loadCorpus(t)
-	var dangerous, caught, safe, falseAlarms int
+	var dangerous, caught, safe, falseAlarms, asks, asked int
 	for _, e := range entries {
 		a := Analyze(e.cmd, opts)
-		if e.dangerous {
+		switch {
+		case e.dangerous:
 			dangerous++
-			if a.Dangerous() {
+			if !a.KnownSafe(true) {
 				caught++
 			} else {
-				t.Errorf("corpus.txt:%d: dangerous command not flagged: %s", e.line, e.cmd)
+				t.Errorf("corpus.txt:%d: dangerous command known-safe: %s", e.line, e.cmd)
 			}
-			continue
+		case e.asks:
+			asks++
+			if !a.KnownSafe(true) {
+				asked++
+			} else {
+				t.Errorf("corpus.txt:%d: command should ask but is known-safe: %s", e.line, e.cmd)
+			}
+		default:
+			safe++
+			if !a.KnownSafe(true) {
+				falseAlarms++
+				t.Errorf("corpus.txt:%d: ordinary command asks: %s → %s", e.line, e.cmd, a.Why(true))
+			}
 		}
-		safe++
-		if a.Dangerous() {
-			falseAlarms++
-			t.Logf("corpus.txt:%d: false alarm: %s → %s", e.line, e.cmd, a.Summary())
-		}
 	}
-	if dangerous+safe < 200 {
-		t.Errorf("corpus has %d commands, want at least 200", dangerous+safe)
+	if dangerous+safe+asks < 200 {
+		t.Errorf("corpus has %d commands, want at least 200", dangerous+safe+asks)
 	}
-	rate := float64(falseAlarms) / float64(safe)
-	t.Logf("corpus: dangerous caught %d/%d, false alarms %d/%d (%.1f%%)", caught, dangerous, falseAlarms, safe, 100*rate)
-	if rate >= 0.03 {
-		t.Errorf("false alarm rate %.1f%% is not under 3%%", 100*rate)
-	}
+	t.Logf("corpus: dangerous caught %d/%d, asks-by-design %d/%d, ordinary asking %d/%d", caught, dangerous, asked, asks, falseAlarms, safe)
 }

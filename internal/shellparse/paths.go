@@ -15,31 +15,71 @@ func (z *analyser) resolve(p string) string {
 	return ResolvePath(filepath.Clean(p))
 }
 
-// ResolvePath resolves symlinks in the longest existing prefix of an
-// absolute path, so a link inside the project that points outside it is
-// judged by where it leads.
+// ResolvePath resolves symlinks along an absolute path, component by
+// component, so a link inside the project that points outside it is judged
+// by where it leads — also when the link dangles (its target does not exist
+// yet) or only part of the path exists. A loop of links resolves to a path
+// outside any project, so whatever asked fails closed.
 func ResolvePath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return r
-			}
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
-		}
-		cur = parent
+	r, err := resolvePath(p)
+	if err != nil {
+		return unresolvable
 	}
+	return r
+}
+
+// unresolvable stands for a path whose links cannot be followed.
+const unresolvable = "/(unresolvable symlink loop)"
+
+func resolvePath(p string) (string, error) {
+	p = filepath.Clean(p)
+	vol := filepath.VolumeName(p)
+	rest := strings.Split(strings.TrimPrefix(p[len(vol):], string(filepath.Separator)), string(filepath.Separator))
+	cur := vol + string(filepath.Separator)
+	hops := 0
+	exists := true
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, name)
+		if !exists {
+			cur = next
+			continue
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			exists = false // the rest cannot be links
+			cur = next
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		hops++
+		if hops > 40 {
+			return "", os.ErrInvalid
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			tv := filepath.VolumeName(target)
+			cur = tv + string(filepath.Separator)
+			target = target[len(tv):]
+		}
+		parts := strings.Split(strings.Trim(target, string(filepath.Separator)), string(filepath.Separator))
+		rest = append(parts, rest...)
+	}
+	return filepath.Clean(cur), nil
 }
 
 // globPrefix returns the part of a glob pattern before its first pattern
@@ -79,6 +119,14 @@ var credentialPaths = []string{
 	".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".gitconfig", ".config/git",
 	".docker/config.json", ".kube", ".npmrc", ".pypirc", ".config/gh", ".config/gcloud", ".azure",
 	".password-store", ".cargo/credentials", ".cargo/credentials.toml", ".terraformrc", ".vault-token",
+}
+
+// persistencePaths (under home) make something run later or change how
+// package managers fetch and run code.
+var persistencePaths = []string{
+	"Library/LaunchAgents", ".config/pip", ".pip", ".yarnrc", ".yarnrc.yml", ".gemrc", ".cargo/config",
+	".cargo/config.toml", ".m2/settings.xml", ".gradle/init.d", ".gradle/gradle.properties", ".bundle/config",
+	".condarc", ".config/pnpm", ".bunfig.toml", ".local/share/systemd", ".config/direnv",
 }
 
 var systemDirs = []string{
@@ -130,8 +178,21 @@ func (z *analyser) sensitive(abs string) (class, why string) {
 		}
 		return ClassProtected, why
 	}
+	if isNetDevice(abs) {
+		return ClassNetwork, "network connection"
+	}
 	if strings.HasPrefix(abs, "/dev/") && !harmlessDevice(abs) {
 		return ClassDisk, "device"
+	}
+	if z.historyFile(abs) {
+		return ClassHistoryWipe, "shell history or system log"
+	}
+	if z.opts.Home != "" {
+		for _, f := range persistencePaths {
+			if within(abs, filepath.Join(z.opts.Home, f)) {
+				return ClassPersistence, "runs later or configures a package manager"
+			}
+		}
 	}
 	if z.opts.Home != "" {
 		for _, f := range credentialPaths {
@@ -170,6 +231,7 @@ func (z *analyser) deleteTarget(w word, cmdText string) {
 		p = globPrefix(p)
 	}
 	abs := z.resolve(p)
+	z.historyDelete(abs, cmdText)
 	if z.opts.Root == "" {
 		return
 	}
@@ -192,5 +254,12 @@ func (z *analyser) deleteTarget(w word, cmdText string) {
 	if ok, why := ProtectedPath(abs, z.opts.Root, z.opts.Home, z.opts.HewHome); ok {
 		z.a.Protected = append(z.a.Protected, abs)
 		z.danger(ClassProtected, cmdText, "deletes "+abs+" ("+why+")")
+	}
+}
+
+// historyDelete flags deletions of shell history and logs.
+func (z *analyser) historyDelete(abs, cmdText string) {
+	if z.historyFile(abs) {
+		z.danger(ClassHistoryWipe, cmdText, "deletes "+abs+" (shell history or system log)")
 	}
 }

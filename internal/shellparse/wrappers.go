@@ -14,6 +14,9 @@ type wrapperSpec struct {
 	assigns bool
 	// privilege marks wrappers that raise privileges.
 	privilege bool
+	// transparent wrappers only change how the wrapped command runs
+	// (time limit, priority, buffering): the command keeps its level.
+	transparent bool
 }
 
 var wrappers = map[string]wrapperSpec{
@@ -21,27 +24,27 @@ var wrappers = map[string]wrapperSpec{
 	"doas":        {argOpts: []string{"-u", "-C"}, privilege: true},
 	"pkexec":      {argOpts: []string{"--user"}, privilege: true},
 	"runas":       {privilege: true},
-	"env":         {argOpts: []string{"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}, assigns: true},
-	"command":     {},
-	"builtin":     {},
-	"nice":        {argOpts: []string{"-n", "--adjustment"}},
-	"nohup":       {},
-	"timeout":     {argOpts: []string{"-s", "-k", "--signal", "--kill-after"}, positional: 1},
-	"time":        {argOpts: []string{"-f", "-o", "--format", "--output"}},
-	"stdbuf":      {argOpts: []string{"-i", "-o", "-e"}},
-	"ionice":      {argOpts: []string{"-c", "-n", "-p", "--class", "--classdata"}},
-	"chrt":        {positional: 1},
-	"taskset":     {positional: 1},
-	"setsid":      {},
-	"exec":        {argOpts: []string{"-a"}},
-	"busybox":     {},
-	"unbuffer":    {},
+	"env":         {argOpts: []string{"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}, assigns: true, transparent: true},
+	"command":     {transparent: true},
+	"builtin":     {transparent: true},
+	"nice":        {argOpts: []string{"-n", "--adjustment"}, transparent: true},
+	"nohup":       {transparent: true},
+	"timeout":     {argOpts: []string{"-s", "-k", "--signal", "--kill-after"}, positional: 1, transparent: true},
+	"time":        {argOpts: []string{"-f", "-o", "--format", "--output"}, transparent: true},
+	"stdbuf":      {argOpts: []string{"-i", "-o", "-e"}, transparent: true},
+	"ionice":      {argOpts: []string{"-c", "-n", "-p", "--class", "--classdata"}, transparent: true},
+	"chrt":        {positional: 1, transparent: true},
+	"taskset":     {positional: 1, transparent: true},
+	"setsid":      {transparent: true},
+	"exec":        {argOpts: []string{"-a"}, transparent: true},
+	"busybox":     {transparent: true},
+	"unbuffer":    {transparent: true},
 	"strace":      {argOpts: []string{"-e", "-o", "-p", "-s", "-u"}},
 	"ltrace":      {argOpts: []string{"-e", "-o", "-p", "-s", "-u"}},
-	"xargs":       {argOpts: []string{"-I", "-n", "-P", "-d", "-L", "-a", "-E", "-s", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--replace"}},
-	"watch":       {argOpts: []string{"-n", "--interval", "-d"}},
+	"xargs":       {argOpts: []string{"-I", "-n", "-P", "-d", "-L", "-a", "-E", "-s", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--replace"}, transparent: true},
+	"watch":       {argOpts: []string{"-n", "--interval", "-d"}, transparent: true},
 	"flock":       {argOpts: []string{"-w", "-E", "--timeout"}, positional: 1},
-	"caffeinate":  {argOpts: []string{"-t", "-w"}},
+	"caffeinate":  {argOpts: []string{"-t", "-w"}, transparent: true},
 	"proxychains": {argOpts: []string{"-f"}},
 	"torsocks":    {},
 	"firejail":    {},

@@ -1,0 +1,205 @@
+package permission
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hew-dev/hew/internal/shellparse"
+)
+
+// suggest proposes the narrowest allow rule that would let this call run
+// without asking, and keeps it only if the engine, given that rule, would
+// indeed allow the call (floors, risky commands and compounds that need
+// more than one rule get no suggestion).
+func (e *Engine) suggest(req Request, s subject) string {
+	var text string
+	switch s.kind {
+	case kindShell:
+		text = e.shellSuggestion(s.shell)
+	case kindWeb:
+		if s.host != "" {
+			text = ToolWebFetch + "(domain:" + s.host + ")"
+		}
+	case kindMCP:
+		text = s.tool
+	case kindWrite:
+		if e.inside(s.path) && !strings.ContainsAny(s.path, "*?[]{}()") {
+			text = s.tool + "(" + filepath.ToSlash(s.path) + ")"
+		}
+	case kindRead:
+		if !strings.ContainsAny(s.path, "*?[]{}()") {
+			text = ToolRead + "(" + filepath.ToSlash(s.path) + "/**)"
+			if fi, err := os.Stat(s.path); err == nil && !fi.IsDir() {
+				text = ToolRead + "(" + filepath.ToSlash(s.path) + ")"
+			}
+		}
+	}
+	if text == "" {
+		return ""
+	}
+	r, err := ParseRule(text, e.home)
+	if err != nil {
+		return ""
+	}
+	r.Kind, r.Source = "allow", "suggestion"
+	if v, _ := e.check(req, []*Rule{r}); v.Decision != Allow {
+		return ""
+	}
+	return text
+}
+
+// shellSuggestion covers the one simple command that is not known-safe:
+// `run_shell(PROGRAM SUBCOMMAND:*)` for an unknown program, the exact
+// command for a dangerous one.
+func (e *Engine) shellSuggestion(a *shellparse.Analysis) string {
+	if a.Err != nil {
+		return ""
+	}
+	var need []shellparse.Command
+	for _, c := range a.Commands {
+		if c.Level <= shellparse.LevelLocal || c.Level == shellparse.LevelBuild && e.sandboxed {
+			continue
+		}
+		if c.Risky || len(c.CoreArgv) == 0 {
+			return ""
+		}
+		need = append(need, c)
+	}
+	if len(need) == 0 {
+		return ""
+	}
+	// A shell string's outer command (bash -c '…') is covered by the rule
+	// for what it runs only if it is that command itself: ask for one rule.
+	if len(need) > 1 {
+		return ""
+	}
+	c := need[0]
+	for _, d := range a.Dangers {
+		if d.Command == c.Text || d.Command == c.Core {
+			return ToolShell + "(" + c.Core + ")"
+		}
+	}
+	if len(a.Dangers) > 0 {
+		return ""
+	}
+	prefix := c.CoreArgv[0]
+	if len(c.CoreArgv) > 1 && plainWord(c.CoreArgv[1]) {
+		prefix += " " + c.CoreArgv[1]
+	}
+	if strings.ContainsAny(prefix, "*()") {
+		return ""
+	}
+	return ToolShell + "(" + prefix + ":*)"
+}
+
+// plainWord is a subcommand-like word: no option, path, glob or quoting.
+func plainWord(w string) bool {
+	if w == "" || strings.HasPrefix(w, "-") {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':' || r == '.') {
+			return false
+		}
+	}
+	return !strings.Contains(w, "..")
+}
+
+// Remember applies an allow rule at once and saves it to the project's
+// local settings (.hew/settings.local.json), merged into what the file
+// already holds. It returns the file written.
+func (e *Engine) Remember(rule string) (string, error) {
+	r, err := ParseRule(rule, e.home)
+	if err != nil {
+		return "", fmt.Errorf("rule %q: %w", rule, err)
+	}
+	if e.localSettings == "" {
+		return "", errors.New("no project settings file to save the rule to")
+	}
+	if err := AddRuleToFile(e.localSettings, "allow", r.Text); err != nil {
+		return "", err
+	}
+	r.Kind, r.Source = "allow", filepath.Join(".hew", "settings.local.json")
+	e.rmu.Lock()
+	e.rules = append(e.rules, r)
+	e.rmu.Unlock()
+	return e.localSettings, nil
+}
+
+// AddRuleToFile adds rule to permissions.KIND of the settings file at path,
+// keeping every other key, and writes the file atomically (a temp file
+// renamed over it). A file that is not a JSON object is left alone and
+// reported: nothing is lost.
+func AddRuleToFile(path, kind, rule string) error {
+	obj := map[string]any{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", path, err)
+	case len(strings.TrimSpace(string(data))) > 0:
+		if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+			return fmt.Errorf("%s is not a JSON object (%v); fix it or add %q to permissions.%s by hand", path, err, rule, kind)
+		}
+	}
+	perms, ok := obj["permissions"].(map[string]any)
+	if obj["permissions"] != nil && !ok {
+		return fmt.Errorf("%s: \"permissions\" is not an object; add %q to permissions.%s by hand", path, rule, kind)
+	}
+	if perms == nil {
+		perms = map[string]any{}
+	}
+	list, ok := perms[kind].([]any)
+	if perms[kind] != nil && !ok {
+		return fmt.Errorf("%s: permissions.%s is not a list; add %q by hand", path, kind, rule)
+	}
+	for _, v := range list {
+		if v == rule {
+			return nil
+		}
+	}
+	perms[kind] = append(list, rule)
+	obj["permissions"] = perms
+	out, err := json.MarshalIndent(obj, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	return writeAtomic(path, append(out, '\n'))
+}
+
+// writeAtomic writes data to a temp file beside path and renames it over
+// path, so a reader (or a second hew) never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
