@@ -113,9 +113,12 @@ func TestRules(t *testing.T) {
 		{"run_shell", `{"command":"git log; rm -rf x"}`, "default", "deny", "rule"},
 		{"run_shell", `{"command":"npm test -- --watch"}`, "default", "allow", "rule"},
 		{"run_shell", `{"command":"npm run build"}`, "plan", "deny", "mode"},
-		// allow rules rank above the mode (SPEC order), plan included.
-		{"run_shell", `{"command":"npm test"}`, "plan", "allow", "rule"},
-		{"edit_file", `{"file_path":"src/x.go","old_string":"a","new_string":"b"}`, "plan", "allow", "rule"},
+		// allow rules rank above the mode, but plan mode's denials rank
+		// above allow rules (SPEC order).
+		{"run_shell", `{"command":"npm test"}`, "default", "allow", "rule"},
+		{"run_shell", `{"command":"npm test"}`, "plan", "deny", ""},
+		{"edit_file", `{"file_path":"src/x.go","old_string":"a","new_string":"b"}`, "default", "allow", "rule"},
+		{"edit_file", `{"file_path":"src/x.go","old_string":"a","new_string":"b"}`, "plan", "deny", "plan"},
 		{"run_shell", `{"command":"git push origin main"}`, "bypassPermissions", "ask", "rule"},
 		// deny beats allow on overlapping rules (git log --all matches both).
 		{"run_shell", `{"command":"git log --all"}`, "default", "deny", "rule"},
@@ -125,7 +128,7 @@ func TestRules(t *testing.T) {
 		// user settings are merged in; local settings too.
 		{"run_shell", `{"command":"make all"}`, "default", "allow", "settings.json"},
 		{"run_shell", `{"command":"curl https://example.com"}`, "bypassPermissions", "deny", "settings.json"},
-		{"run_shell", `{"command":"go vet ./..."}`, "plan", "allow", "settings.local.json"},
+		{"run_shell", `{"command":"go vet ./..."}`, "default", "allow", "settings.local.json"},
 		{"edit_file", `{"file_path":"src/local/x.go","old_string":"a","new_string":"b"}`, "bypassPermissions", "deny", "settings.local.json"},
 		// file tools: gitignore-style globs relative to the root; aliases.
 		{"edit_file", `{"file_path":"src/deep/x.go","old_string":"a","new_string":"b"}`, "default", "allow", "rule"},

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -54,14 +53,14 @@ func (a *cli) permissionsCmd(args []string) int {
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	eng, err := permission.New(permission.Options{
-		Root: root, HomeDir: a.homeDir(), HewHome: a.hewHome(), Settings: settings,
-		AllowedTools: allowed, DisallowedTools: disallowed,
-		ReadableDirs: []string{filepath.Join(session.ProjectDir(a.hewHome(), root), "tool-results")},
+	b, err := buildBrakes(brakeInputs{
+		root: root, homeDir: a.homeDir(), hewHome: a.hewHome(), stateDir: session.ProjectDir(a.hewHome(), root),
+		settings: settings, allowed: allowed, disallowed: disallowed,
 	})
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
+	eng := b.eng
 	m := eng.DefaultMode()
 	if mode != "" {
 		if m, err = parseMode(mode); err != nil {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/execx"
@@ -12,7 +11,6 @@ import (
 	"github.com/hew-dev/hew/internal/llm/mock"
 	"github.com/hew-dev/hew/internal/llm/openai"
 	"github.com/hew-dev/hew/internal/llm/scenario"
-	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/sandbox"
 )
 
@@ -46,33 +44,23 @@ func (a *cli) newProvider(c choice) (llm.Provider, error) {
 // wireBrakes builds the permission engine, the hooks and the shell runner
 // (sandboxed when possible).
 func (a *cli) wireBrakes(rt *parts) error {
-	eng, err := permission.New(permission.Options{
-		Root:            rt.root,
-		HomeDir:         rt.homeDir,
-		HewHome:         rt.home,
-		Settings:        rt.settings,
-		AllowedTools:    rt.o.allowedTools,
-		DisallowedTools: rt.o.disallowedTools,
-		ReadableDirs:    []string{filepath.Join(rt.stateDir, "tool-results")},
+	b, err := buildBrakes(brakeInputs{
+		root: rt.root, homeDir: rt.homeDir, hewHome: rt.home, stateDir: rt.stateDir,
+		settings: rt.settings, allowed: rt.o.allowedTools, disallowed: rt.o.disallowedTools,
 	})
 	if err != nil {
 		return usageErr(err)
 	}
+	eng := b.eng
 	rt.perms = eng
 	rt.env.AdditionalDirs = eng.AdditionalDirs()
 	rt.env.AllowOutside = eng.AllowsOutside
 	rt.env.DeniedRead = eng.DeniesRead
 	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, a.environ)
-	wrap, warning := sandbox.Configure(sandbox.Policy{
-		Root:    rt.root,
-		Extra:   rt.env.AdditionalDirs,
-		Home:    rt.homeDir,
-		Network: rt.settings.Sandbox.Network == config.NetworkAll,
-	}, rt.settings.Sandbox.Enabled)
-	rt.env.Shell = &execx.Runner{Wrap: wrap, SandboxNote: warning}
-	rt.sandboxLine = sandboxLine(wrap != nil, rt.settings.Sandbox.Network == config.NetworkAll, warning)
-	if warning != "" {
-		rt.notices = append(rt.notices, warning)
+	rt.env.Shell = &execx.Runner{Wrap: b.wrap, SandboxNote: b.warning}
+	rt.sandboxLine = sandboxLine(b.wrap != nil, rt.settings.Sandbox.Network == config.NetworkAll, b.warning)
+	if b.warning != "" {
+		rt.notices = append(rt.notices, b.warning)
 	}
 	return nil
 }

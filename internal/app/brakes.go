@@ -1,0 +1,56 @@
+package app
+
+import (
+	"path/filepath"
+
+	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/sandbox"
+)
+
+// brakeInputs are what the permission engine and the sandbox are built
+// from; a session and `hew permissions check` pass the same ones.
+type brakeInputs struct {
+	root, homeDir, hewHome, stateDir string
+	settings                         *config.Settings
+	allowed, disallowed              []string
+}
+
+// brakes are the built permission engine and shell confinement.
+type brakes struct {
+	eng     *permission.Engine
+	wrap    func([]string) ([]string, error)
+	warning string
+}
+
+// buildBrakes builds the engine exactly as a session uses it: the same
+// settings, rules, directories and sandbox state (builds and tests are
+// known-safe only while the sandbox confines writes and the network).
+func buildBrakes(in brakeInputs) (brakes, error) {
+	opts := permission.Options{
+		Root:            in.root,
+		HomeDir:         in.homeDir,
+		HewHome:         in.hewHome,
+		Settings:        in.settings,
+		AllowedTools:    in.allowed,
+		DisallowedTools: in.disallowed,
+		ReadableDirs:    []string{filepath.Join(in.stateDir, "tool-results")},
+		LocalSettings:   filepath.Join(in.root, ".hew", "settings.local.json"),
+	}
+	probe, err := permission.New(opts)
+	if err != nil {
+		return brakes{}, err
+	}
+	wrap, warning := sandbox.Configure(sandbox.Policy{
+		Root:    in.root,
+		Extra:   probe.AdditionalDirs(),
+		Home:    in.homeDir,
+		Network: in.settings.Sandbox.Network == config.NetworkAll,
+	}, in.settings.Sandbox.Enabled)
+	opts.SandboxActive = wrap != nil && warning == "" && in.settings.Sandbox.Network != config.NetworkAll
+	eng, err := permission.New(opts)
+	if err != nil {
+		return brakes{}, err
+	}
+	return brakes{eng: eng, wrap: wrap, warning: warning}, nil
+}
