@@ -7,6 +7,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/hew-dev/hew/internal/execx"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,6 +33,9 @@ var Version = "0.1.0-dev"
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
 	if len(args) > 1 && args[1] == sandboxArg {
 		return sandboxMain(args[2:])
+	}
+	if len(args) > 1 && args[1] == execx.GuardArg {
+		return execx.GuardMain(args[2:])
 	}
 	a := &cli{stdin: stdin, stdout: stdout, stderr: stderr, env: newEnvMap(environ), environ: environ}
 	rest := args[1:]

@@ -57,7 +57,7 @@ func (a *cli) wireBrakes(rt *parts) error {
 	rt.env.AllowOutside = eng.AllowsOutside
 	rt.env.DeniedRead = eng.DeniesRead
 	rt.hooks = hooks.New(rt.settings.Hooks, rt.root, a.environ)
-	rt.env.Shell = &execx.Runner{Wrap: b.wrap, SandboxNote: b.warning}
+	rt.env.Shell = &execx.Runner{Wrap: b.wrap, SandboxNote: b.warning, Guard: execx.DefaultGuard()}
 	rt.sandboxLine = sandboxLine(b.wrap != nil, rt.settings.Sandbox.Network == config.NetworkAll, b.warning)
 	if b.warning != "" {
 		rt.notices = append(rt.notices, b.warning)

@@ -19,6 +19,9 @@ type Runner struct {
 	Wrap func(argv []string) ([]string, error)
 	// SandboxNote is copied into every result (e.g. why confinement is off).
 	SandboxNote string
+	// Guard is the group-guard prefix (DefaultGuard) that makes commands
+	// die with hew on Linux; nil runs them directly.
+	Guard []string
 }
 
 var _ tools.ShellRunner = (*Runner)(nil)
@@ -36,6 +39,7 @@ func (r *Runner) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellRe
 		MaxOutput:  req.MaxOutput,
 		Wrap:       r.Wrap,
 		OutputFile: req.OutputFile,
+		Guard:      r.Guard,
 	})
 	return tools.ShellResult{
 		Output:      res.Output,

@@ -8,7 +8,7 @@ import (
 )
 
 // setProcAttr: no process groups to set up here; killGroup uses taskkill.
-func setProcAttr(cmd *exec.Cmd) {}
+func setProcAttr(cmd *exec.Cmd, guarded bool) {}
 
 // killGroup kills the process tree (taskkill /T /F on Windows; a plain kill
 // elsewhere). There is no polite first signal on these platforms.

@@ -9,8 +9,9 @@ import (
 
 // setProcAttr puts the shell in its own process group so the whole tree can
 // be signalled at once.
-func setProcAttr(cmd *exec.Cmd) {
+func setProcAttr(cmd *exec.Cmd, guarded bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr, guarded)
 }
 
 // killGroup sends SIGTERM (or SIGKILL when hard) to the command's group.

@@ -43,6 +43,10 @@ type Options struct {
 	// Wrap, when set, rewrites the argv (e.g. ["bash","-c",cmd]) before
 	// exec, so a sandbox can re-exec itself around the shell.
 	Wrap func(argv []string) ([]string, error)
+	// Guard, when set, is the argv prefix of hew's group guard (Linux): the
+	// guard leads the process group, runs the command and, when hew dies
+	// (even by kill -9), kills the whole group. See execx.GuardMain.
+	Guard []string
 	// OutputFile, when set, receives the whole output as it is produced
 	// (created 0600 with its directory), so output beyond MaxOutput is kept
 	// on disk while memory holds only head and tail.
@@ -93,6 +97,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			return Result{}, errors.New("wrap command: empty argv")
 		}
 	}
+	if len(opts.Guard) > 0 {
+		argv = append(append(append([]string(nil), opts.Guard...), "--"), argv...)
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{}, fmt.Errorf("output pipe: %w", err)
@@ -104,7 +111,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	cmd.Stdin = nil // /dev/null: cat, read and password prompts get EOF
 	cmd.Stdout, cmd.Stderr = pw, pw
-	setProcAttr(cmd)
+	setProcAttr(cmd, len(opts.Guard) > 0)
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()

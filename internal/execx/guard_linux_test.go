@@ -1,0 +1,126 @@
+package execx
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hew-dev/hew/internal/testenv"
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// TestMain gives the test binary hew's two personalities used here: the
+// group guard, and a stand-in for hew that runs one command and can be
+// killed with kill -9 mid-way.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == GuardArg {
+		os.Exit(GuardMain(os.Args[2:]))
+	}
+	if cmd := os.Getenv("HEW_TEST_FAKE_HEW"); cmd != "" {
+		r := &Runner{}
+		if os.Getenv("HEW_TEST_GUARD") == "1" {
+			r.Guard = DefaultGuard()
+		}
+		_, _ = r.Run(context.Background(), tools.ShellRequest{Command: cmd, TimeoutMS: 60000})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// kill -9 of hew kills its shell's children too (issue 12.7): without the
+// guard, a parent-death signal would reach only the shell.
+func TestKill9OfHewKillsShellChildren(t *testing.T) {
+	testenv.Tool(t, "bash")
+	testenv.Tool(t, "sleep")
+	for _, guarded := range []bool{true, false} {
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		fake := exec.Command(os.Args[0], "-test.run=^$")
+		guard := "0"
+		if guarded {
+			guard = "1"
+		}
+		fake.Env = append(os.Environ(), "HEW_TEST_FAKE_HEW=sleep 300 & echo $! > "+pidFile+"; wait", "HEW_TEST_GUARD="+guard)
+		if err := fake.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var child int
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+				child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				break
+			}
+		}
+		if child == 0 {
+			fake.Process.Kill()
+			t.Fatal("the command never started")
+		}
+		_ = fake.Process.Signal(syscall.SIGKILL)
+		_ = fake.Wait()
+		gone := false
+		wait := 5 * time.Second
+		if !guarded {
+			wait = time.Second
+		}
+		for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if syscall.Kill(child, 0) != nil || isZombie(child) {
+				gone = true
+				break
+			}
+		}
+		if guarded && !gone {
+			_ = syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("the shell's child %d outlived a kill -9 of hew", child)
+		}
+		if !guarded {
+			// The control: without the guard the child survives (the old
+			// behaviour), so the guarded check above can fail.
+			if gone {
+				t.Errorf("control: unguarded child %d died too, so this test proves nothing", child)
+			}
+			_ = syscall.Kill(child, syscall.SIGKILL)
+		}
+	}
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+func TestGuardArgs(t *testing.T) {
+	for _, bad := range [][]string{{}, {"--", "x"}, {"--parent"}, {"--parent", "x", "--", "y"}, {"--parent", "3"}, {"--parent", "3", "--"}, {"--bogus"}} {
+		if _, _, err := parseGuardArgs(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	p, argv, err := parseGuardArgs([]string{"--parent", "42", "--", "bash", "-c", "x"})
+	if err != nil || p != 42 || len(argv) != 3 {
+		t.Errorf("got %d %q %v", p, argv, err)
+	}
+}
+
+// The guard keeps exit codes and lets hew's graceful stop through.
+func TestGuardedRunKeepsExitCodeAndTimeout(t *testing.T) {
+	testenv.Tool(t, "bash")
+	r := &Runner{Guard: DefaultGuard()}
+	res, err := r.Run(context.Background(), tools.ShellRequest{Command: "echo hi; exit 3", TimeoutMS: 10000})
+	if err != nil || res.ExitCode != 3 || !strings.Contains(res.Output, "hi") {
+		t.Fatalf("got %+v %v", res, err)
+	}
+	start := time.Now()
+	res, err = r.Run(context.Background(), tools.ShellRequest{Command: "sleep 30", TimeoutMS: 200})
+	if err != nil || !res.TimedOut || time.Since(start) > 10*time.Second {
+		t.Fatalf("timeout: %+v %v after %s", res, err, time.Since(start))
+	}
+}
