@@ -103,6 +103,16 @@ func (a *Agent) SetSystem(system []llm.SystemBlock) {
 	a.mu.Unlock()
 }
 
+// SetSessionID names the session the conversation is recorded as (a
+// /clear starts a new one, /resume switches); tools and hooks see it from
+// the next call on. It waits for a running turn to end.
+func (a *Agent) SetSessionID(id string) {
+	a.turnMu.Lock()
+	defer a.turnMu.Unlock()
+	a.cfg.SessionID = id
+	a.cfg.Env.SessionID = id
+}
+
 // SetModel switches the provider and model for the following requests.
 func (a *Agent) SetModel(p llm.Provider, model string) {
 	a.mu.Lock()
@@ -156,6 +166,21 @@ func (a *Agent) Clear() {
 	a.intent = ""
 	a.mu.Unlock()
 	a.pipe.record("reset", []llm.Message{})
+	a.cfg.Env.Reads.Forget()
+}
+
+// Restart starts a new conversation recorded as session id (/clear): the
+// history and read receipts go, and nothing is written to the previous
+// session, which stays resumable as it was. Usage totals are kept.
+func (a *Agent) Restart(id string) {
+	a.turnMu.Lock()
+	defer a.turnMu.Unlock()
+	a.mu.Lock()
+	a.history = nil
+	a.intent = ""
+	a.mu.Unlock()
+	a.cfg.SessionID = id
+	a.cfg.Env.SessionID = id
 	a.cfg.Env.Reads.Forget()
 }
 

@@ -183,6 +183,7 @@ func (m *Manager) Reset() {
 	m.lock()
 	defer m.unlock()
 	m.last, m.reportedOK, m.haveResp, m.lastCache = nil, false, false, 0
+	m.root, m.sid = "", "" // a new conversation may have a new session id
 	m.forced = "history reset"
 }
 

@@ -77,15 +77,37 @@ func (s *Session) Compact(ctx context.Context, focus string) error {
 	return s.agent.Compact(ctx, focus)
 }
 
-// Clear starts a fresh conversation with the same settings (/clear): the
+// Clear starts a fresh conversation with the same settings (/clear): a
+// new session with a new id, while the previous one stays resumable. The
 // history, todos and context figures go, and the next message carries the
-// project instructions again.
-func (s *Session) Clear() {
-	s.agent.Clear()
+// project instructions again. previous is the id of the session left, ""
+// when it recorded nothing (there is no file to go back to).
+func (s *Session) Clear() (previous string) {
+	if s.rec.Path() != "" {
+		previous = s.rec.ID()
+	}
+	meta := s.newMeta()
+	s.mu.Lock()
+	meta.Model = s.model
+	s.mu.Unlock()
+	if err := s.rec.restart(meta); err != nil {
+		s.emit(agent.Notice{Level: "warn", Text: "closing the previous session file: " + err.Error()})
+	}
+	s.agent.Restart(meta.ID)
+	s.switched(meta.ID)
+	s.mu.Lock()
+	s.firstTurn = true
+	s.mu.Unlock()
+	return previous
+}
+
+// switched makes id the session the agent, tools and context manager see,
+// with nothing carried over from the previous conversation.
+func (s *Session) switched(id string) {
+	s.agent.SetSessionID(id)
 	s.ctxMgr.Reset()
 	s.mu.Lock()
 	s.todos = nil
-	s.firstTurn = true
 	s.mu.Unlock()
 }
 
@@ -111,6 +133,7 @@ func (s *Session) Resume(ctx context.Context, id string) error {
 		s.emit(agent.Notice{Level: "warn", Text: "closing the previous session file: " + err.Error()})
 	}
 	s.agent.SetHistory(loaded.Messages)
+	s.switched(w.ID())
 	s.mu.Lock()
 	s.firstTurn = false
 	s.mu.Unlock()

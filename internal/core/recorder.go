@@ -23,8 +23,8 @@ func newRecorder(dir string, meta session.Meta) *recorder {
 	return &recorder{id: meta.ID, dir: dir, meta: meta}
 }
 
-func openedRecorder(w *session.Writer) *recorder {
-	return &recorder{id: w.ID(), w: w}
+func openedRecorder(dir string, w *session.Writer) *recorder {
+	return &recorder{id: w.ID(), dir: dir, w: w}
 }
 
 func (r *recorder) writer() *session.Writer {
@@ -49,6 +49,19 @@ func (r *recorder) switchTo(w *session.Writer) error {
 	r.mu.Lock()
 	old := r.w
 	r.w, r.err, r.id = w, nil, w.ID()
+	r.mu.Unlock()
+	if old != nil {
+		return old.Close()
+	}
+	return nil
+}
+
+// restart makes records go to a new session (meta), created with its first
+// record, closing the previous file, which stays resumable.
+func (r *recorder) restart(meta session.Meta) error {
+	r.mu.Lock()
+	old := r.w
+	r.w, r.err, r.id, r.meta = nil, nil, meta.ID, meta
 	r.mu.Unlock()
 	if old != nil {
 		return old.Close()

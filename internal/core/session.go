@@ -190,7 +190,7 @@ func (s *Session) openTranscript() ([]llm.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.rec = openedRecorder(w)
+	s.rec = openedRecorder(session.Dir(s.o.HewHome, s.o.Root), w)
 	s.firstTurn = false // the reminder is already in the resumed history
 	if loaded.Skipped > 0 || loaded.Repaired > 0 {
 		s.notices = append(s.notices, fmt.Sprintf("resumed session %s: %d unreadable line(s) skipped, %d interrupted tool call(s) closed", loaded.Meta.ID, loaded.Skipped, loaded.Repaired))

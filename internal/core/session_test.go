@@ -150,20 +150,63 @@ func TestSubmitRecordsAResumableConversation(t *testing.T) {
 	}
 }
 
-// Clear forgets the conversation; the next message carries the project
-// instructions again.
-func TestClearStartsAFreshConversation(t *testing.T) {
+// Clear starts a new session: a new id, the old one stays resumable with
+// its messages, and the next message carries the project instructions again.
+func TestClearStartsANewSession(t *testing.T) {
 	r := newRig(t, agenttest.Step{Text: "a"}, agenttest.Step{Text: "b"})
-	s := r.session(t, nil)
+	env := &tools.Env{Root: r.root}
+	s := r.session(t, func(o *Options) { o.Env = env })
+	if prev := s.Clear(); prev != "" {
+		t.Fatalf("clearing an empty session names %q as resumable", prev)
+	}
 	s.Submit(context.Background(), "one")
-	s.Clear()
+	oldID := s.ID()
+	if prev := s.Clear(); prev != oldID {
+		t.Fatalf("Clear returned %q, want %q", prev, oldID)
+	}
+	if s.ID() == oldID || env.SessionID != s.ID() {
+		t.Fatalf("id after clear %s (old %s), tools see %s", s.ID(), oldID, env.SessionID)
+	}
 	if n := len(s.History()); n != 0 {
 		t.Fatalf("history after clear: %d messages", n)
 	}
-	s.Submit(context.Background(), "two")
+	res := s.Submit(context.Background(), "two")
+	if res.SessionID != s.ID() {
+		t.Fatalf("turn reports session %s, want %s", res.SessionID, s.ID())
+	}
 	req := r.prov.Requests()[1]
 	if len(req.Messages) != 1 || !strings.Contains(req.Messages[0].Text(), "Use tabs.") {
 		t.Fatalf("after clear: %d messages, first %q", len(req.Messages), req.Messages[0].Text())
+	}
+	list, err := s.Sessions()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("sessions %+v, %v", list, err)
+	}
+	path, err := session.Find(r.home, oldID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := session.Load(path)
+	if err != nil || len(old.Messages) != 2 || !strings.HasSuffix(old.Messages[0].Text(), "one") {
+		t.Fatalf("old session: %+v, %v", old, err)
+	}
+}
+
+// A mode change reaches the model in the next message, not in the cached
+// system prompt.
+func TestModeChangeIsToldInTheNextMessage(t *testing.T) {
+	r := newRig(t, agenttest.Step{Text: "a"}, agenttest.Step{Text: "b"})
+	s := r.session(t, nil)
+	s.Submit(context.Background(), "one")
+	s.SetMode(permission.ModePlan)
+	s.Submit(context.Background(), "two")
+	reqs := r.prov.Requests()
+	last := reqs[1].Messages[len(reqs[1].Messages)-1].Text()
+	if !strings.Contains(last, string(permission.ModePlan)) || !strings.HasSuffix(last, "two") {
+		t.Fatalf("message after /mode plan: %q", last)
+	}
+	if reqs[1].System[0].Text != reqs[0].System[0].Text {
+		t.Fatal("the system prompt changed with the mode")
 	}
 }
 

@@ -24,7 +24,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"help", "", "list the commands", (*session).cmdHelp},
-		{"clear", "", "start a fresh conversation (same session settings)", (*session).cmdClear},
+		{"clear", "", "start a new session (the previous one stays resumable)", (*session).cmdClear},
 		{"compact", "[focus]", "summarise the conversation to free context", (*session).cmdCompact},
 		{"cost", "", "tokens used and estimated cost", (*session).cmdCost},
 		{"status", "", "session, model, mode, tokens, cache and context use", (*session).cmdStatus},
@@ -78,7 +78,10 @@ func (ss *session) cmdHelp(context.Context, string) {
 }
 
 func (ss *session) cmdClear(context.Context, string) {
-	ss.ag.Clear()
+	if prev := ss.ag.Clear(); prev != "" {
+		ss.r.Println(ss.r.Dim("Conversation cleared; this is a new session. /resume " + prev + " returns to the previous one."))
+		return
+	}
 	ss.r.Println(ss.r.Dim("Conversation cleared."))
 }
 

@@ -96,7 +96,15 @@ func (f *fakeAgent) Compact(_ context.Context, focus string) error {
 	f.compacts = append(f.compacts, focus)
 	return nil
 }
-func (f *fakeAgent) Clear() { f.cleared++; f.history = nil }
+func (f *fakeAgent) Clear() string {
+	f.cleared++
+	prev := ""
+	if len(f.history) > 0 {
+		prev = "01JSESSION"
+	}
+	f.history = nil
+	return prev
+}
 
 func (f *fakeAgent) Status() core.Status {
 	if f.status != nil {

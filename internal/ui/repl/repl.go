@@ -28,7 +28,7 @@ import (
 type Session interface {
 	Submit(ctx context.Context, text string) agent.TurnResult
 	Compact(ctx context.Context, focus string) error
-	Clear()
+	Clear() (previous string)
 	Resume(ctx context.Context, id string) error
 	Sessions() ([]core.Summary, error)
 	SetModel(model string) error
