@@ -176,7 +176,7 @@ func (b *batch) finish(calls []llm.Block) []outcome {
 		if !b.p.authorize(b.ctx, t.pr) {
 			continue
 		}
-		if t.pr.readOnly {
+		if t.pr.parallel {
 			b.start(t)
 			continue
 		}

@@ -84,6 +84,8 @@ type prepared struct {
 	tool     tools.Tool
 	input    json.RawMessage
 	readOnly bool
+	// parallel: the call may run alongside others (read-only or tools.Concurrent).
+	parallel bool
 	verdict  permission.Verdict
 	// hookContext is the PreToolUse hooks' additional context.
 	hookContext string
@@ -179,6 +181,10 @@ func (p *pipeline) precheck(ctx context.Context, call llm.Block) *prepared {
 		pr.verdict = p.checkPermission(call.Name, input)
 	}
 	pr.readOnly = t.ReadOnly(input)
+	pr.parallel = pr.readOnly
+	if c, ok := t.(tools.Concurrent); ok && c.Concurrent(input) {
+		pr.parallel = true
+	}
 	return pr
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
+	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -38,6 +39,7 @@ type parts struct {
 	env      *tools.Env
 	mcp      *mcp.Manager
 	skills   []skills.Skill
+	roles    map[string]subagent.Role
 
 	// notices are one-line warnings gathered while building (sandbox off,
 	// settings warnings), shown by the front-end before the first turn.
@@ -87,7 +89,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 			return a.newProvider(c)
 		},
 		Mode: p.mode, Permissions: p.perms, Hooks: p.hooks,
-		Registry: p.registry, Env: p.env, MCP: p.mcp, Skills: p.skills,
+		Registry: p.registry, Env: p.env, MCP: p.mcp, Skills: p.skills, Roles: p.roles,
 		Approver: fe.ask, Emit: fe.emit,
 		Hint:               "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json",
 		MaxTurns:           o.maxTurns,
@@ -144,10 +146,19 @@ func (a *cli) buildTools(p *parts) error {
 	}
 	p.registry = tools.NewRegistry()
 	tools.RegisterBuiltins(p.registry)
-	p.skills = skills.Discover(skills.Roots{Project: p.root, Home: p.homeDir, HewHome: p.home})
-	if len(p.skills) > 0 {
-		p.registry.Register(skills.NewTool(p.skills))
+	cat := skills.Scan(skills.Roots{Project: p.root, Home: p.homeDir, HewHome: p.home})
+	p.skills = cat.Skills
+	for _, pr := range cat.Problems {
+		p.notices = append(p.notices, pr.String()) // reported once, before the first turn
 	}
+	if len(p.skills) > 0 {
+		// Without a session (hew mcp serve) fork skills are refused; the
+		// session registers its own skill tool that runs them.
+		p.registry.Register(skills.NewTool(p.skills, nil))
+	}
+	var roleProblems []string
+	p.roles, roleProblems = subagent.LoadRoles(filepath.Join(p.home, "agents"), filepath.Join(p.root, ".hew", "agents"))
+	p.notices = append(p.notices, roleProblems...)
 	sources, errs := mcp.SettingsSources(p.home, p.root)
 	for _, err := range errs {
 		p.notices = append(p.notices, err.Error())

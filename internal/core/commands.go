@@ -21,22 +21,21 @@ func (s *Session) Skills() []SkillCommand {
 	var out []SkillCommand
 	for _, sk := range s.o.Skills {
 		if sk.UserInvocable {
-			out = append(out, SkillCommand{Name: sk.Name, Description: sk.Description, Source: sk.Source})
+			out = append(out, SkillCommand{Name: sk.Name, Description: sk.Description, Source: skillSource(sk)})
 		}
 	}
 	return out
 }
 
-// RunSkill sends /NAME ARGS as the skill's expanded text; ok is false when
-// no user-invocable skill has that name (nothing is sent).
+// RunSkill runs /NAME ARGS as Submit does for a headless prompt (the
+// skill's expanded text, or a fork skill's sub-agent); ok is false when no
+// user-invocable skill has that name (nothing is sent).
 func (s *Session) RunSkill(ctx context.Context, name, args string) (res agent.TurnResult, ok bool) {
-	for _, sk := range s.o.Skills {
-		if sk.UserInvocable && strings.EqualFold(sk.Name, name) {
-			text := fmt.Sprintf("Run the %q skill (%s) with arguments: %s\n\n%s", sk.Name, sk.Path, args, sk.Expand(args))
-			return s.Submit(ctx, text), true
-		}
+	sk, found := s.findSkill(name)
+	if !found {
+		return agent.TurnResult{}, false
 	}
-	return agent.TurnResult{}, false
+	return s.Submit(ctx, strings.TrimSpace("/"+sk.Name+" "+args)), true
 }
 
 // Memories lists this project's long-term memory, one line per memory (/memory).

@@ -55,6 +55,8 @@ type Options struct {
 	Env         *tools.Env
 	MCP         *mcp.Manager // may be nil: no MCP servers
 	Skills      []skills.Skill
+	// Roles are user-defined sub-agent roles (.hew/agents, $HEW_HOME/agents).
+	Roles map[string]subagent.Role
 
 	// Approver answers approval questions (the terminal's); nil means
 	// nobody can be asked and what would ask is denied with Hint.
@@ -104,6 +106,7 @@ type Session struct {
 	plans    *plan.Set
 	wakeup   *wakeup.Tool
 	memory   *memory.Store
+	subagent *subagent.Tool
 
 	prepareOnce sync.Once
 	prepareErr  error
@@ -207,9 +210,12 @@ func (s *Session) newMeta() session.Meta {
 // session's mode) and schedule_wakeup (deferred until a dynamic loop).
 func (s *Session) registerTools() {
 	reg := s.o.Registry
-	reg.Register(subagent.New(subagent.Options{
-		Base:     s.agentConfig,
-		Registry: reg,
+	s.subagent = subagent.New(subagent.Options{
+		Base:      s.agentConfig,
+		Registry:  reg,
+		Roles:     s.o.Roles,
+		History:   s.History,
+		Sidechain: s.sidechain,
 		Used: func() (llm.Usage, float64) {
 			if s.agent == nil {
 				return llm.Usage{}, 0
@@ -222,7 +228,11 @@ func (s *Session) registerTools() {
 			}
 		},
 		WrapPrompt: func(p string) string { return prompt.WithReminder(s.prompt.Reminder, p) },
-	}))
+	})
+	reg.Register(s.subagent)
+	if len(s.o.Skills) > 0 {
+		reg.Register(skills.NewTool(s.o.Skills, s.forkSkill)) // runs context: fork skills
+	}
 	s.plans = plan.NewTools(plan.Options{
 		Mode:     s.Mode,
 		SetMode:  s.SetMode,

@@ -334,7 +334,7 @@ func TestSkillsAndMemory(t *testing.T) {
 	if _, ok := s.RunSkill(context.Background(), "REVIEW", "main.go"); !ok {
 		t.Fatal("skill not found")
 	}
-	if first := firstUserText(r.prov.Requests()[0]); !strings.Contains(first, "main.go") || !strings.Contains(first, `Run the "review" skill`) {
+	if first := firstUserText(r.prov.Requests()[0]); !strings.Contains(first, "main.go") || !strings.Contains(first, `The user ran the "review" skill`) || !strings.Contains(first, "Review main.go carefully.") {
 		t.Fatalf("skill prompt %q", first)
 	}
 	where, err := s.Remember("the build needs Go 1.24")

@@ -65,8 +65,17 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 		if s.Skipped > 0 || s.Repaired > 0 {
 			fmt.Fprintf(stdout, "(repaired: %d unreadable line(s) skipped, %d interrupted tool call(s))\n", s.Skipped, s.Repaired)
 		}
+		if s.Meta.Parent != "" {
+			fmt.Fprintf(stdout, "sub-agent transcript of session %s: %s\n", s.Meta.Parent, s.Meta.Title)
+		}
 		for _, m := range s.Messages {
 			writeMessage(stdout, m)
+		}
+		if side := Sidechains(path); len(side) > 0 {
+			fmt.Fprintf(stdout, "\nsub-agents (hew sessions show ID for a transcript):\n")
+			for _, sc := range side {
+				fmt.Fprintf(stdout, "  %s  %3d msgs  %s\n", sc.ID, sc.Messages, sc.Title)
+			}
 		}
 		return 0
 	case "rm", "remove", "delete":

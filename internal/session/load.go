@@ -234,6 +234,9 @@ func Find(home, id string) (string, error) {
 		return "", fmt.Errorf("session: find %s: %w", id, err)
 	}
 	if len(matches) == 0 {
+		if p, err := findSidechain(home, id); p != "" || err != nil {
+			return p, err
+		}
 		return "", fmt.Errorf("no session %q under %s", id, filepath.Join(home, "projects"))
 	}
 	return matches[0], nil
@@ -251,7 +254,7 @@ func Remove(dir, id string) error {
 		}
 		return fmt.Errorf("session: remove %s: %w", id, err)
 	}
-	return nil
+	return removeSidechains(dir, id)
 }
 
 func checkID(id string) error {

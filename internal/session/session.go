@@ -37,6 +37,10 @@ type Meta struct {
 	Provider string    `json:"provider,omitempty"`
 	Created  time.Time `json:"created"`
 	Version  string    `json:"version,omitempty"`
+	// Parent and Title are set on a sub-agent's transcript (a sidechain):
+	// the session that started it and what it was for.
+	Parent string `json:"parent,omitempty"`
+	Title  string `json:"title,omitempty"`
 }
 
 // line is the envelope of every record.

@@ -3,13 +3,14 @@ package skills
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Command runs `hew skills list`.
 func Command(args []string, stdout, stderr io.Writer, r Roots) int {
 	for i, a := range args {
 		if a == "-h" || a == "--help" || (i == 0 && a == "help") {
-			fmt.Fprintln(stdout, "usage: hew skills list\n\nLists discovered skills, where each came from, and whether /NAME runs it.")
+			fmt.Fprintln(stdout, "usage: hew skills list\n\nLists discovered skills: name, where it came from, whether it runs inline or in a\nsub-agent (fork), /NAME when the user can run it, and the skills it shadows.\nSkills that could not be loaded are listed with the reason.")
 			return 0
 		}
 	}
@@ -20,20 +21,41 @@ func Command(args []string, stdout, stderr io.Writer, r Roots) int {
 		fmt.Fprintln(stderr, "usage: hew skills list")
 		return 2
 	}
-	list := Discover(r)
-	if len(list) == 0 {
+	c := Scan(r)
+	if len(c.Skills) == 0 && len(c.Problems) == 0 {
 		fmt.Fprintln(stdout, "no skills found (looked in .hew/skills, .claude/skills, $HEW_HOME/skills, ~/.claude/skills)")
 		return 0
 	}
-	for _, s := range list {
-		inv := ""
-		if s.UserInvocable {
-			inv = "  /" + s.Name
-		}
-		fmt.Fprintf(stdout, "%s (%s)%s\n    %s\n    %s\n", s.Name, s.Source, inv, s.Description, s.Path)
-		if s.Warning != "" {
-			fmt.Fprintf(stdout, "    warning: %s\n", s.Warning)
-		}
+	for _, s := range c.Skills {
+		fmt.Fprint(stdout, Describe(s))
+	}
+	for _, p := range c.Problems {
+		fmt.Fprintf(stdout, "not loaded: %s\n    %s\n", p.Path, p.Reason)
 	}
 	return 0
+}
+
+// Describe renders one skill for `hew skills list` and /skills: a heading
+// line (name, source, context, /NAME), the description, the path, and the
+// files it shadows.
+func Describe(s Skill) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s)", s.Name, s.Source, s.Context)
+	if s.UserInvocable {
+		fmt.Fprintf(&b, "  /%s", s.Name)
+		if s.ArgumentHint != "" {
+			b.WriteString(" " + s.ArgumentHint)
+		}
+	}
+	fmt.Fprintf(&b, "\n    %s\n    %s\n", s.Description, s.Path)
+	if s.Fork() && s.AllowedTools != nil {
+		fmt.Fprintf(&b, "    tools: %s\n", strings.Join(s.AllowedTools, ", "))
+	}
+	for _, sh := range s.Shadows {
+		fmt.Fprintf(&b, "    shadows %s\n", sh)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "    warning: %s\n", w)
+	}
+	return b.String()
 }

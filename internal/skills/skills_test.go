@@ -8,67 +8,326 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/tools"
 )
 
 func put(t *testing.T, path, body string) {
 	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestDiscoverPrecedenceAndFrontmatter(t *testing.T) {
+func roots(t *testing.T) Roots {
 	base := t.TempDir()
-	r := Roots{Project: filepath.Join(base, "p"), Home: filepath.Join(base, "home"), HewHome: filepath.Join(base, "hh")}
-	put(t, filepath.Join(r.Home, ".claude/skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: user deploy\n---\nuser body")
-	put(t, filepath.Join(r.Project, ".claude/skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: project deploy\n---\nDeploy $ARGUMENTS from ${CLAUDE_SKILL_DIR}")
-	put(t, filepath.Join(r.HewHome, "skills/review/SKILL.md"), "---\ndescription: Review: check the diff\nuser-invocable: false\n---\n# Review\nSteps")
-	put(t, filepath.Join(r.Project, ".hew/skills/plain/SKILL.md"), "# Plain skill\nno frontmatter")
+	return Roots{Project: filepath.Join(base, "p"), Home: filepath.Join(base, "home"), HewHome: filepath.Join(base, "hh")}
+}
+
+func byName(list []Skill) map[string]Skill {
+	m := map[string]Skill{}
+	for _, s := range list {
+		m[s.Name] = s
+	}
+	return m
+}
+
+func TestDiscoverPrecedence(t *testing.T) {
+	r := roots(t)
+	userClaude := filepath.Join(r.Home, ".claude/skills/deploy/SKILL.md")
+	userHew := filepath.Join(r.HewHome, "skills/deploy/SKILL.md")
+	projClaude := filepath.Join(r.Project, ".claude/skills/deploy/SKILL.md")
+	put(t, userClaude, "---\ndescription: claude user deploy\n---\nu1")
+	put(t, userHew, "---\ndescription: hew user deploy\n---\nu2")
+	put(t, projClaude, "---\nname: deploy\ndescription: project deploy\n---\nDeploy $ARGUMENTS from ${CLAUDE_SKILL_DIR}")
+	put(t, filepath.Join(r.HewHome, "skills/onlyuser/SKILL.md"), "---\ndescription: mine\n---\nbody")
 	put(t, filepath.Join(r.Project, ".hew/skills/empty/README.md"), "not a skill")
 
-	list := Discover(r)
-	got := map[string]Skill{}
-	for _, s := range list {
-		got[s.Name] = s
+	c := Scan(r)
+	if len(c.Problems) != 0 {
+		t.Fatalf("problems: %v", c.Problems)
 	}
-	if len(list) != 3 {
-		t.Fatalf("found %d skills: %+v", len(list), list)
+	got := byName(c.Skills)
+	if len(got) != 2 {
+		t.Fatalf("skills: %+v", c.Skills)
 	}
-	if d := got["deploy"]; d.Source != "project" || d.Description != "project deploy" {
-		t.Errorf("project skill did not override user skill: %+v", d)
+	d := got["deploy"]
+	if d.Source != "project" || d.Description != "project deploy" || d.Path != projClaude {
+		t.Errorf("project skill should win: %+v", d)
 	}
-	// "Review: check the diff" is invalid YAML (mapping in a value); the lenient reader keeps it.
-	if rv := got["review"]; rv.Description != "Review: check the diff" || rv.UserInvocable || rv.Warning == "" {
-		t.Errorf("lenient frontmatter: %+v", rv)
+	if strings.Join(d.Shadows, "|") != userHew+"|"+userClaude {
+		t.Errorf("shadows = %v", d.Shadows)
 	}
-	if p := got["plain"]; p.Description != "Plain skill" || !p.UserInvocable {
-		t.Errorf("plain: %+v", p)
+	if got["onlyuser"].Source != "user" {
+		t.Errorf("user skill: %+v", got["onlyuser"])
 	}
-	if idx := Index(list); !strings.Contains(idx, "- deploy: project deploy") {
-		t.Errorf("index: %s", idx)
-	}
-
-	tool := NewTool(list)
-	res, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"deploy","arguments":"v2"}`))
-	if err != nil || !strings.Contains(res.Content, "Deploy v2 from "+filepath.Join(r.Project, ".claude/skills/deploy")) {
-		t.Fatalf("run: %v %q", err, res.Content)
-	}
-	if _, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"nope"}`)); err == nil || !strings.Contains(err.Error(), "available: deploy, plain, review") {
-		t.Fatalf("unknown skill error: %v", err)
-	}
-
-	var out, errb bytes.Buffer
-	if code := Command([]string{"list"}, &out, &errb, r); code != 0 || !strings.Contains(out.String(), "deploy (project)  /deploy") {
-		t.Fatalf("list: %d %s", code, out.String())
+	// .hew beats .claude inside the project.
+	put(t, filepath.Join(r.Project, ".hew/skills/deploy/SKILL.md"), "---\ndescription: hew project\n---\nb")
+	if d := byName(Discover(r))["deploy"]; d.Description != "hew project" || len(d.Shadows) != 3 {
+		t.Errorf(".hew should beat .claude: %+v", d)
 	}
 }
 
-func TestCommandHelp(t *testing.T) {
+func TestFrontmatterFields(t *testing.T) {
+	tests := []struct {
+		name, file string
+		check      func(t *testing.T, s Skill)
+	}{
+		{"all fields", "---\nname: greet\ndescription: Greets someone\nwhen_to_use: when asked to greet\nallowed-tools: Read, Grep, Bash(git status:*)\nuser-invocable: true\ncontext: fork\nargument-hint: NAME\nmodel: small-model\n---\nHello $1", func(t *testing.T, s Skill) {
+			if s.Name != "greet" || s.Description != "Greets someone" || s.WhenToUse != "when asked to greet" ||
+				!s.Fork() || s.ArgumentHint != "NAME" || s.Model != "small-model" || !s.UserInvocable {
+				t.Errorf("%+v", s)
+			}
+			if strings.Join(s.AllowedTools, ",") != "read_file,grep_search,run_shell(git status:*)" {
+				t.Errorf("allowed tools = %q", s.AllowedTools)
+			}
+		}},
+		{"unquoted colon", "---\ndescription: a: b\n---\nbody", func(t *testing.T, s Skill) {
+			if s.Description != "a: b" {
+				t.Errorf("description = %q", s.Description)
+			}
+		}},
+		{"colon with list fallback", "---\ndescription: Review: check the diff\nallowed-tools:\n  - Read\n  - Bash(go test ./...)\nuser-invocable: no\n---\n# Review\nSteps", func(t *testing.T, s Skill) {
+			if s.Description != "Review: check the diff" || s.UserInvocable || strings.Join(s.AllowedTools, ",") != "read_file,run_shell(go test ./...)" {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"yaml list", "---\nallowed-tools: [Read, Write]\n---\nx", func(t *testing.T, s Skill) {
+			if strings.Join(s.AllowedTools, ",") != "read_file,write_file" {
+				t.Errorf("%q", s.AllowedTools)
+			}
+		}},
+		{"unknown tool warns", "---\nallowed-tools: Read WebSearch\n---\nx", func(t *testing.T, s Skill) {
+			if strings.Join(s.AllowedTools, ",") != "read_file" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "WebSearch") {
+				t.Errorf("%q %q", s.AllowedTools, s.Warnings)
+			}
+		}},
+		{"no frontmatter", "# Plain skill\nno frontmatter", func(t *testing.T, s Skill) {
+			if s.Description != "Plain skill" || !s.UserInvocable || s.Context != ContextInline || s.AllowedTools != nil {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"folded description", "---\ndescription: >\n  first part\n  second part\n---\nb", func(t *testing.T, s Skill) {
+			if s.Description != "first part second part" {
+				t.Errorf("%q", s.Description)
+			}
+		}},
+		{"crlf", "---\r\ndescription: windows\r\n---\r\nbody\r\n", func(t *testing.T, s Skill) {
+			if s.Description != "windows" || s.Body != "body" {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"disable model invocation", "---\ndisable-model-invocation: true\n---\nb", func(t *testing.T, s Skill) {
+			if s.ModelInvocable || !s.UserInvocable {
+				t.Errorf("%+v", s)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := parse("/x/skill-dir/SKILL.md", []byte(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, s)
+		})
+	}
+}
+
+func TestBrokenSkillsReportedOthersLoad(t *testing.T) {
+	r := roots(t)
+	dir := filepath.Join(r.Project, ".hew/skills")
+	put(t, filepath.Join(dir, "good/SKILL.md"), "---\ndescription: fine\n---\nbody")
+	broken := map[string]string{
+		"unclosed": "---\ndescription: x\nbody without end",
+		"ctx":      "---\ncontext: forked\n---\nbody",
+		"empty":    "---\ndescription: nothing\n---\n",
+		"badname":  "---\nname: has space\n---\nbody",
+		"badbool":  "---\nuser-invocable: maybe\n---\nbody",
+	}
+	for n, body := range broken {
+		put(t, filepath.Join(dir, n, "SKILL.md"), body)
+	}
+	c := Scan(r)
+	if len(c.Skills) != 1 || c.Skills[0].Name != "good" {
+		t.Fatalf("skills: %+v", c.Skills)
+	}
+	if len(c.Problems) != len(broken) {
+		t.Fatalf("problems: %v", c.Problems)
+	}
+	want := map[string]string{"unclosed": "never closed", "ctx": "neither inline nor fork", "empty": "body after the frontmatter is empty", "badname": "use letters", "badbool": "not true or false"}
+	for _, p := range c.Problems {
+		n := filepath.Base(filepath.Dir(p.Path))
+		if !strings.Contains(p.Reason, want[n]) {
+			t.Errorf("%s: reason %q, want %q", n, p.Reason, want[n])
+		}
+	}
+	var out, errb bytes.Buffer
+	Command([]string{"list"}, &out, &errb, r)
+	for n := range broken {
+		if strings.Count(out.String(), filepath.Join(dir, n, "SKILL.md")) != 1 {
+			t.Errorf("list should name %s once:\n%s", n, out.String())
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	s := Skill{Dir: "/skills/x"}
+	tests := []struct{ body, args, want string }{
+		{"Hi $ARGUMENTS and ${ARGUMENTS}", "Bob Lee", "Hi Bob Lee and Bob Lee"},
+		{"first=$1 second=${2} third=[$3]", `one "two words" three`, "first=one second=two words third=[three]"},
+		{"zero=$ARGUMENTS[0] one=$ARGUMENTS[1]", "a b", "zero=a one=b"},
+		{"dir ${HEW_SKILL_DIR} and ${CLAUDE_SKILL_DIR}", "", "dir /skills/x and /skills/x"},
+		{"no placeholder", "extra", "no placeholder\n\nARGUMENTS: extra"},
+		{"no placeholder", "", "no placeholder"},
+		{"keep $1 literal in args: $ARGUMENTS", "$1", "keep $1 literal in args: $1"},
+		{"missing $2.", "one", "missing ."},
+	}
+	for _, tc := range tests {
+		s.Body = tc.body
+		if got := s.Expand(tc.args); got != tc.want {
+			t.Errorf("Expand(%q, %q) = %q, want %q", tc.body, tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		in, name, args string
+		ok             bool
+	}{
+		{"/greet Bob", "greet", "Bob", true},
+		{"  /greet   Bob  Lee ", "greet", "Bob  Lee", true},
+		{"/greet", "greet", "", true},
+		{"/greet\nmore lines", "greet", "more lines", true},
+		{"/usr/bin/env explain", "", "", false},
+		{"greet Bob", "", "", false},
+		{"/", "", "", false},
+	}
+	for _, tc := range tests {
+		n, a, ok := ParseCommand(tc.in)
+		if n != tc.name || a != tc.args || ok != tc.ok {
+			t.Errorf("ParseCommand(%q) = %q %q %v", tc.in, n, a, ok)
+		}
+	}
+}
+
+func TestIndexSortedCappedAndSearchable(t *testing.T) {
+	var list []Skill
+	for i := MaxIndexEntries + 4; i >= 0; i-- { // reverse order in
+		n := "s" + strings.Repeat("0", 3-len(itoa(i))) + itoa(i)
+		list = append(list, Skill{Name: n, Description: "does " + n, WhenToUse: "when " + n, ModelInvocable: true})
+	}
+	list = append(list, Skill{Name: "hidden", Description: "user only", ModelInvocable: false})
+	sortSkills(list)
+	idx := Index(list)
+	lines := strings.Split(strings.TrimSpace(idx), "\n")
+	if len(lines) != MaxIndexEntries+1 {
+		t.Fatalf("%d lines:\n%s", len(lines), idx)
+	}
+	if lines[0] != "- s000: does s000" || !strings.Contains(lines[len(lines)-1], "5 more skills") || strings.Contains(idx, "hidden") {
+		t.Errorf("index:\n%s", idx)
+	}
+	if Index(list) != idx {
+		t.Error("index bytes differ between calls")
+	}
+	// The skills past the cap are found through tool_search.
+	reg := tools.NewRegistry()
+	reg.Register(tools.NewToolSearch(reg))
+	reg.Register(NewTool(list, nil))
+	ts, _ := reg.Get("tool_search")
+	res, err := ts.Run(context.Background(), nil, json.RawMessage(`{"query":"s044"}`))
+	if err != nil || !strings.Contains(res.Content, "skill s044: does s044") || !strings.Contains(res.Content, `skill {"name": "s044"}`) {
+		t.Fatalf("tool_search: %v %q", err, res.Content)
+	}
+}
+
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i/10)) + string(rune('0'+i%10)))
+}
+
+func sortSkills(list []Skill) {
+	for i := range list {
+		for j := i + 1; j < len(list); j++ {
+			if list[j].Name < list[i].Name {
+				list[i], list[j] = list[j], list[i]
+			}
+		}
+	}
+}
+
+func TestSkillTool(t *testing.T) {
+	r := roots(t)
+	put(t, filepath.Join(r.Project, ".hew/skills/deploy/SKILL.md"), "---\ndescription: deploy it\n---\nDeploy $ARGUMENTS from ${HEW_SKILL_DIR}")
+	put(t, filepath.Join(r.Project, ".hew/skills/forky/SKILL.md"), "---\ncontext: fork\nallowed-tools: Read\n---\nInvestigate $1")
+	put(t, filepath.Join(r.Project, ".hew/skills/manual/SKILL.md"), "---\ndisable-model-invocation: true\n---\nm")
+	list := Discover(r)
+	var forked []string
+	tool := NewTool(list, func(_ context.Context, _ *tools.Env, s Skill, prompt string) (tools.Result, error) {
+		forked = append(forked, s.Name+":"+prompt)
+		return tools.Result{Content: "the answer"}, nil
+	})
+	res, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"deploy","arguments":"v2"}`))
+	if err != nil || !strings.Contains(res.Content, "Deploy v2 from "+filepath.Join(r.Project, ".hew/skills/deploy")) || !strings.Contains(res.Content, "Follow these instructions") {
+		t.Fatalf("inline: %v %q", err, res.Content)
+	}
+	res, err = tool.Run(context.Background(), nil, json.RawMessage(`{"name":"forky","arguments":"auth"}`))
+	if err != nil || !strings.HasSuffix(res.Content, "the answer") || strings.Join(forked, "|") != "forky:Investigate auth" {
+		t.Fatalf("fork: %v %q %q", err, res.Content, forked)
+	}
+	if !tool.ReadOnly(json.RawMessage(`{"name":"forky"}`)) || !tool.ReadOnly(json.RawMessage(`{"name":"deploy"}`)) {
+		t.Error("read-only skills")
+	}
+	if _, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"nope"}`)); err == nil || !strings.Contains(err.Error(), "available: deploy, forky") {
+		t.Fatalf("unknown skill error: %v", err)
+	}
+	if _, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"manual"}`)); err == nil || !strings.Contains(err.Error(), "for the user") {
+		t.Fatalf("manual skill: %v", err)
+	}
+	if _, err := NewTool(list, nil).Run(context.Background(), nil, json.RawMessage(`{"name":"forky"}`)); err == nil {
+		t.Fatal("fork without sub-agents should fail")
+	}
+}
+
+func TestListCommand(t *testing.T) {
+	r := roots(t)
+	put(t, filepath.Join(r.Home, ".claude/skills/greet/SKILL.md"), "---\ndescription: user greet\n---\nhi")
+	put(t, filepath.Join(r.Project, ".hew/skills/greet/SKILL.md"), "---\ndescription: Greets\nargument-hint: NAME\ncontext: fork\nallowed-tools: Read\n---\nHello $ARGUMENTS")
+	var out, errb bytes.Buffer
+	if code := Command([]string{"list"}, &out, &errb, r); code != 0 {
+		t.Fatal(code)
+	}
+	want := "greet (project, fork)  /greet NAME\n    Greets\n    " + filepath.Join(r.Project, ".hew/skills/greet/SKILL.md") +
+		"\n    tools: read_file\n    shadows " + filepath.Join(r.Home, ".claude/skills/greet/SKILL.md") + "\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
 	for _, args := range [][]string{{"--help"}, {"list", "--help"}} {
-		var out, errb bytes.Buffer
+		out.Reset()
 		if code := Command(args, &out, &errb, Roots{}); code != 0 || !strings.Contains(out.String(), "usage: hew skills list") {
 			t.Errorf("%v: %d %q", args, code, out.String())
 		}
 	}
+	if code := Command([]string{"bogus"}, &out, &errb, r); code != 2 {
+		t.Errorf("bad usage exit %d", code)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"---\ndescription: a: b\n---\nx", "---\n- x\n  y: [\n---\nbody", "---\n---\n", "no front", "---\nallowed-tools: Bash(a, b) Read\n---\nz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		s, err := parse("/d/n/SKILL.md", []byte(data))
+		if err != nil {
+			return
+		}
+		if s.Name == "" || s.Body == "" || strings.ContainsAny(s.Description, "\n") {
+			t.Fatalf("loaded a bad skill: %+v", s)
+		}
+		_ = s.Expand(data)
+	})
 }

@@ -15,11 +15,21 @@ var toolDescription string
 
 var toolSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"the skill's name"},"arguments":{"type":"string","description":"arguments for the skill"}},"required":["name"],"additionalProperties":false}`)
 
-// Tool is the skill tool: it returns a skill's instructions to the model.
-type Tool struct{ skills []Skill }
+// ForkFunc runs a fork skill's expanded prompt in a fresh sub-agent limited
+// to the skill's allowed tools and returns the sub-agent's final answer (as
+// the agent tool renders it). The subagent package provides it.
+type ForkFunc func(ctx context.Context, env *tools.Env, s Skill, prompt string) (tools.Result, error)
 
-// NewTool makes the skill tool over the discovered skills.
-func NewTool(list []Skill) *Tool { return &Tool{skills: list} }
+// Tool is the skill tool: it returns a skill's instructions to the model,
+// or for a fork skill the answer of the sub-agent that followed them.
+type Tool struct {
+	skills []Skill
+	fork   ForkFunc
+}
+
+// NewTool makes the skill tool over the discovered skills. fork runs
+// context: fork skills; nil refuses them with an error the model can read.
+func NewTool(list []Skill, fork ForkFunc) *Tool { return &Tool{skills: list, fork: fork} }
 
 // Name implements tools.Tool.
 func (*Tool) Name() string { return "skill" }
@@ -30,8 +40,34 @@ func (*Tool) Description() string { return toolDescription }
 // Schema implements tools.Tool.
 func (*Tool) Schema() json.RawMessage { return toolSchema }
 
-// ReadOnly implements tools.Tool: loading instructions changes nothing.
-func (*Tool) ReadOnly(json.RawMessage) bool { return true }
+type toolInput struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ReadOnly implements tools.Tool: loading instructions changes nothing; a
+// fork skill is read-only only if its tools are.
+func (t *Tool) ReadOnly(raw json.RawMessage) bool {
+	var in toolInput
+	if json.Unmarshal(raw, &in) != nil {
+		return false
+	}
+	s, ok := t.Find(in.Name)
+	if !ok || !s.Fork() {
+		return true
+	}
+	if s.AllowedTools == nil {
+		return false
+	}
+	for _, r := range s.AllowedTools {
+		switch strings.SplitN(r, "(", 2)[0] {
+		case "read_file", "list_files", "grep_search", "tool_search":
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Find returns the skill called name.
 func (t *Tool) Find(name string) (Skill, bool) {
@@ -44,25 +80,49 @@ func (t *Tool) Find(name string) (Skill, bool) {
 	return Skill{}, false
 }
 
-// Run implements tools.Tool.
-func (t *Tool) Run(_ context.Context, _ *tools.Env, input json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
-		return tools.Result{}, fmt.Errorf("invalid input: %w", err)
+// Check refuses unknown skills, listing the available ones.
+func (t *Tool) Check(_ *tools.Env, raw json.RawMessage) error {
+	var in toolInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return fmt.Errorf("invalid input: %w", err)
 	}
 	s, ok := t.Find(in.Name)
-	if !ok {
-		names := make([]string, len(t.skills))
-		for i, s := range t.skills {
-			names[i] = s.Name
-		}
-		if len(names) == 0 {
-			return tools.Result{}, fmt.Errorf("no skill %q: no skills are installed", in.Name)
-		}
-		return tools.Result{}, fmt.Errorf("no skill %q; available: %s", in.Name, strings.Join(names, ", "))
+	if ok && s.ModelInvocable {
+		return nil
 	}
-	return tools.Result{Content: fmt.Sprintf("Skill %q (%s):\n\n%s", s.Name, s.Path, s.Expand(in.Arguments))}, nil
+	var names []string
+	for _, s := range t.skills {
+		if s.ModelInvocable {
+			names = append(names, s.Name)
+		}
+	}
+	if ok {
+		return fmt.Errorf("skill %q is for the user to run (/%s); it has disable-model-invocation set", in.Name, in.Name)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no skill %q: no skills are installed", in.Name)
+	}
+	return fmt.Errorf("no skill %q; available: %s", in.Name, strings.Join(names, ", "))
+}
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	if err := t.Check(env, raw); err != nil {
+		return tools.Result{}, err
+	}
+	var in toolInput
+	_ = json.Unmarshal(raw, &in)
+	s, _ := t.Find(in.Name)
+	if !s.Fork() {
+		return tools.Result{Content: fmt.Sprintf("Skill %q (%s). Follow these instructions now:\n\n%s", s.Name, s.Path, s.Expand(in.Arguments))}, nil
+	}
+	if t.fork == nil {
+		return tools.Result{}, fmt.Errorf("skill %q runs in a sub-agent (context: fork), and sub-agents are not available here", s.Name)
+	}
+	res, err := t.fork(ctx, env, s, s.Expand(in.Arguments))
+	if err != nil {
+		return res, err
+	}
+	res.Content = fmt.Sprintf("Skill %q ran in a sub-agent (context: fork). Its final answer:\n\n%s", s.Name, res.Content)
+	return res, nil
 }

@@ -45,7 +45,8 @@ func (t *Tool) forward(parent func(agent.Event), label string) func(agent.Event)
 
 // report renders the child's outcome as the agent tool's result: the
 // report itself, a note when the child stopped early, and one usage line.
-func report(in input, res agent.TurnResult, text string, maxTurns int) tools.Result {
+func report(j job, res agent.TurnResult, text, missing string, maxTurns int, sidechain string) tools.Result {
+	in := j.in
 	var b strings.Builder
 	isErr := false
 	switch res.StopReason {
@@ -63,9 +64,23 @@ func report(in input, res agent.TurnResult, text string, maxTurns int) tools.Res
 	if text == "" {
 		text = "(the sub-agent gave no final report)"
 	}
+	if missing != "" {
+		fmt.Fprintf(&b, "Note: the %s sub-agent's report lacks %s.\n\n", j.role.Name, missing)
+	}
 	b.WriteString(text)
 	b.WriteString("\n\n")
-	b.WriteString(usageLine(in, res))
+	line := usageLine(in, res)
+	if j.role.Name == TypeVerify {
+		v := ParseVerdict(text)
+		if v == "" {
+			v = "none given"
+		}
+		line = strings.TrimSuffix(line, "]") + ", verdict " + v + "]"
+	}
+	if sidechain != "" {
+		line = strings.TrimSuffix(line, "]") + ", transcript " + sidechain + "]"
+	}
+	b.WriteString(line)
 	return tools.Result{Content: b.String(), IsError: isErr}
 }
 

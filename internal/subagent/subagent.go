@@ -1,8 +1,9 @@
 // Package subagent is the `agent` tool: fork-return delegation. The parent
 // model hands a self-contained task to a child agent that starts with an
-// empty history, works with a restricted tool set under the parent's
-// permissions, and returns only its final report. It isolates context; it
-// adds no new powers (the child is never allowed more than the parent).
+// empty history (or, on the fork path, with the parent's exact context),
+// works with a role-limited tool set under the parent's permissions, and
+// returns only its final report. It isolates context; it adds no new
+// powers (the child is never allowed more than the parent).
 package subagent
 
 import (
@@ -11,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -26,46 +26,25 @@ const Name = "agent"
 // DefaultMaxTurns bounds a child's model round trips when Options.MaxTurns is 0.
 const DefaultMaxTurns = 30
 
-// Sub-agent types (subagent_type).
+// DefaultParallel bounds how many sub-agents run at once.
+const DefaultParallel = 4
+
+// Built-in sub-agent types (subagent_type). No type at all takes the fork
+// path: the child starts from the parent's exact context.
 const (
 	TypeGeneral = "general"
 	TypeExplore = "explore"
 	TypePlan    = "plan"
+	TypeVerify  = "verify"
+	TypeFork    = "fork"
 )
 
 //go:embed agent.md
 var descriptions embed.FS
 
-// kind is what a sub-agent type may do.
-type kind struct {
-	// readOnly types get only readTools and may run alongside other reads.
-	readOnly bool
-	role     string
-}
-
-// readTools are the tools of the read-only types.
-var readTools = map[string]bool{"read_file": true, "list_files": true, "grep_search": true, "web_fetch": true, "tool_search": true}
-
 // neverInChild are tools a child never gets: no recursion, and no changing
 // the parent session's mode or schedule.
 var neverInChild = map[string]bool{Name: true, "enter_plan_mode": true, "exit_plan_mode": true, "schedule_wakeup": true}
-
-var kinds = map[string]kind{
-	TypeGeneral: {role: "You may use every tool you were given, under the same permission rules as the main agent."},
-	TypeExplore: {readOnly: true, role: "You are read-only: find and read what the task asks for. You cannot change files or run commands; do not try."},
-	TypePlan: {readOnly: true, role: "You are read-only: investigate the code and design the approach. " +
-		"Your report is a concrete plan: goal, files and the change in each, ordered steps, how to verify, open risks."},
-}
-
-// Types lists the valid subagent_type values, sorted.
-func Types() []string {
-	out := make([]string, 0, len(kinds))
-	for k := range kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // Options connects the tool to the parent session without importing the app.
 type Options struct {
@@ -76,11 +55,19 @@ type Options struct {
 	// /mode or plan mode), since the child must never be wider than the
 	// parent. It is called once per sub-agent.
 	Base func() agent.Config
+	// History returns the parent's history as it is now (the answer holding
+	// the agent call included); the fork path starts from it. nil turns the
+	// fork path off: an agent call without a type then runs a general agent.
+	History func() []llm.Message
 	// Registry is the parent's tool registry; the child's tools are picked
 	// from it at each call, so MCP tools registered later are included.
 	Registry *tools.Registry
+	// Roles are user-defined roles (LoadRoles) next to the built-in ones.
+	Roles map[string]Role
 	// MaxTurns bounds each child's round trips; 0 means DefaultMaxTurns.
 	MaxTurns int
+	// Parallel bounds the children running at once; 0 means DefaultParallel.
+	Parallel int
 	// Used returns the parent's usage so far; with it the child's token and
 	// cost limits are what remains of the parent's. nil gives the child the
 	// parent's full limits.
@@ -89,16 +76,29 @@ type Options struct {
 	// -1 when unknown). nil leaves it reported only in the tool result.
 	AddUsage func(u llm.Usage, costUSD float64)
 	// WrapPrompt prepares the child's first message, e.g. adding the
-	// project instructions reminder; nil sends the prompt as given.
+	// project instructions reminder; nil sends the prompt as given. The
+	// fork path never wraps (its context already holds the reminder).
 	WrapPrompt func(prompt string) string
+	// Sidechain opens the file a child's transcript is written to as it
+	// runs, beside the parent's session; it returns the recorder and the
+	// transcript's id (for `hew sessions show`). nil keeps the transcript
+	// inside the parent's "subagent" record instead.
+	Sidechain func(SidechainInfo) (agent.Recorder, string, error)
+}
+
+// SidechainInfo describes a child whose transcript is about to be saved.
+type SidechainInfo struct {
+	Description, Type, Model string
 }
 
 // Tool is the `agent` tool.
 type Tool struct {
 	o      Options
 	desc   string
-	schema json.RawMessage
+	roles  map[string]Role
+	sem    chan struct{}
 	emitMu sync.Mutex // serialises forwarded child events across children
+	askMu  sync.Mutex // one approval question at a time across children
 
 	mu sync.Mutex
 	// spent is what finished children used, counted here when AddUsage is
@@ -140,16 +140,36 @@ func New(o Options) *Tool {
 	if o.MaxTurns <= 0 {
 		o.MaxTurns = DefaultMaxTurns
 	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel
+	}
 	if o.NewAgent == nil {
 		o.NewAgent = agent.New
 	}
-	return &Tool{o: o, desc: strings.TrimSpace(string(d)), schema: schema}
+	roles := builtinRoles()
+	for name, r := range o.Roles {
+		if _, builtin := roles[name]; !builtin {
+			roles[name] = r
+		}
+	}
+	desc := strings.TrimSpace(string(d))
+	if len(roles) > len(builtinRoles()) {
+		var b strings.Builder
+		b.WriteString("\n\nRoles defined for this project or user (pass the name as `subagent_type`):\n")
+		for _, n := range roleNames(roles) {
+			if r := roles[n]; r.Source != "built-in" {
+				fmt.Fprintf(&b, "  - `%s` — %s\n", n, r.Description)
+			}
+		}
+		desc += strings.TrimRight(b.String(), "\n")
+	}
+	return &Tool{o: o, desc: desc, roles: roles, sem: make(chan struct{}, o.Parallel)}
 }
 
 var schema = json.RawMessage(`{"type":"object","properties":{` +
 	`"description":{"type":"string","minLength":1,"description":"3-5 words naming the task"},` +
-	`"prompt":{"type":"string","minLength":1,"description":"the complete, self-contained task"},` +
-	`"subagent_type":{"type":"string","description":"general (default), explore or plan"}},` +
+	`"prompt":{"type":"string","minLength":1,"description":"the complete task"},` +
+	`"subagent_type":{"type":"string","description":"explore, plan, verify, general or a user-defined role; leave it out to fork your own context"}},` +
 	`"required":["description","prompt"],"additionalProperties":false}`)
 
 type input struct {
@@ -158,16 +178,31 @@ type input struct {
 	Type        string `json:"subagent_type"`
 }
 
-func decode(raw json.RawMessage) (input, error) {
+func (t *Tool) decode(raw json.RawMessage) (input, error) {
 	var in input
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return in, fmt.Errorf("decode input: %w", err)
 	}
 	in.Type = strings.TrimSpace(in.Type)
 	if in.Type == "" {
-		in.Type = TypeGeneral
+		in.Type = TypeFork
+		if t.o.History == nil {
+			in.Type = TypeGeneral
+		}
 	}
 	return in, nil
+}
+
+// Types lists the valid subagent_type values, sorted.
+func (t *Tool) Types() []string { return roleNames(t.roles) }
+
+// Roles lists every role of this session (built-in and user-defined).
+func (t *Tool) Roles() []Role {
+	out := make([]Role, 0, len(t.roles))
+	for _, n := range roleNames(t.roles) {
+		out = append(out, t.roles[n])
+	}
+	return out
 }
 
 // Name implements tools.Tool.
@@ -177,27 +212,31 @@ func (*Tool) Name() string { return Name }
 func (t *Tool) Description() string { return t.desc }
 
 // Schema implements tools.Tool.
-func (t *Tool) Schema() json.RawMessage { return t.schema }
+func (t *Tool) Schema() json.RawMessage { return schema }
 
-// ReadOnly reports true for the read-only types, so explore agents run in
-// parallel with other reads; a general agent may change files.
-func (*Tool) ReadOnly(raw json.RawMessage) bool {
-	in, err := decode(raw)
+// ReadOnly reports true for the read-only roles, so explore agents may
+// start while the model is still streaming; others may change files.
+func (t *Tool) ReadOnly(raw json.RawMessage) bool {
+	in, err := t.decode(raw)
 	if err != nil {
 		return false
 	}
-	k, ok := kinds[in.Type]
-	return ok && k.readOnly
+	r, ok := t.roles[in.Type]
+	return ok && r.ReadOnlyShell
 }
+
+// Concurrent implements tools.Concurrent: several agent calls of one
+// answer run side by side (bounded by Options.Parallel).
+func (*Tool) Concurrent(json.RawMessage) bool { return true }
 
 // Check refuses unknown types (listing the valid ones) and empty tasks.
 func (t *Tool) Check(_ *tools.Env, raw json.RawMessage) error {
-	in, err := decode(raw)
+	in, err := t.decode(raw)
 	if err != nil {
 		return err
 	}
-	if _, ok := kinds[in.Type]; !ok {
-		return fmt.Errorf("unknown subagent_type %q; valid types: %s", in.Type, strings.Join(Types(), ", "))
+	if _, ok := t.roles[in.Type]; !ok && in.Type != TypeFork {
+		return fmt.Errorf("unknown subagent_type %q; valid types: %s (or leave it out to fork your context)", in.Type, strings.Join(t.Types(), ", "))
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return errors.New("prompt is empty; give the sub-agent its complete task")
@@ -213,45 +252,136 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, raw json.RawMessage) (to
 	if err := t.Check(env, raw); err != nil {
 		return tools.Result{}, err
 	}
-	in, _ := decode(raw)
-	k := kinds[in.Type]
+	in, _ := t.decode(raw)
+	if in.Type == TypeFork {
+		return t.run(ctx, env, job{in: in, role: Role{Name: TypeFork}, fork: true, call: raw})
+	}
+	return t.run(ctx, env, job{in: in, role: t.roles[in.Type]})
+}
+
+// Task is a sub-agent run started by hew itself rather than by the model:
+// a fork skill (context: fork) runs its prompt this way.
+type Task struct {
+	Description, Prompt string
+	// Tools bound the child (rules, as a role's Tools); nil gives it every
+	// tool a general agent gets.
+	Tools []string
+	// Model replaces the parent's model when set.
+	Model string
+}
+
+// RunTask runs t as a general sub-agent limited to task.Tools and returns
+// its final report, like an agent call.
+func (t *Tool) RunTask(ctx context.Context, env *tools.Env, task Task) (tools.Result, error) {
+	if t.o.Base == nil || t.o.Registry == nil {
+		return tools.Result{}, errors.New("sub-agents are not available in this session")
+	}
+	r := t.roles[TypeGeneral]
+	r.Tools, r.Model = task.Tools, task.Model
+	r.Prompt = "Follow the instructions in the user message; they are a skill the user or the main agent chose for this task."
+	return t.run(ctx, env, job{in: input{Description: task.Description, Prompt: task.Prompt, Type: TypeGeneral}, role: r})
+}
+
+// job is one child run.
+type job struct {
+	in   input
+	role Role
+	fork bool
+	call json.RawMessage // the agent call's input (fork path)
+}
+
+func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, error) {
+	select {
+	case t.sem <- struct{}{}:
+		defer func() { <-t.sem }()
+	case <-ctx.Done():
+		return tools.Result{}, ctx.Err()
+	}
 	base := t.o.Base()
-	cfg, err := t.childConfig(base, env, k, in)
+	cfg, err := t.childConfig(base, env, j)
 	if err != nil {
 		return tools.Result{IsError: true, Content: "Sub-agent not started: " + err.Error()}, nil
+	}
+	var sidechain string
+	if t.o.Sidechain != nil {
+		rec, id, err := t.o.Sidechain(SidechainInfo{Description: j.in.Description, Type: j.in.Type, Model: cfg.Model})
+		if err == nil {
+			cfg.Recorder, sidechain = rec, id
+		} else if base.Emit != nil {
+			base.Emit(agent.Notice{Level: "warn", Text: "sub-agent transcript not saved: " + err.Error()})
+		}
 	}
 	child, err := t.o.NewAgent(cfg)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("starting the sub-agent: %w", err)
 	}
-	prompt := in.Prompt
-	if t.o.WrapPrompt != nil {
+	prompt := j.in.Prompt
+	if j.fork {
+		child.SetHistory(forkHistory(t.o.History(), j.call))
+		prompt = forkDirective(j.in)
+	} else if t.o.WrapPrompt != nil {
 		prompt = t.o.WrapPrompt(prompt)
 	}
 	res := child.Run(ctx, prompt)
+	text := strings.TrimSpace(res.Text)
+	missing := ""
+	if res.StopReason == agent.StopCompleted && j.role.Require != nil {
+		if missing = j.role.Require(text); missing != "" && ctx.Err() == nil {
+			more := child.Run(ctx, "Your report is missing "+missing+". Reply with the complete report again, including it.")
+			if more.StopReason == agent.StopCompleted && strings.TrimSpace(more.Text) != "" {
+				text = strings.TrimSpace(more.Text)
+				res = addResults(res, more)
+			} else {
+				res = addResults(more, res) // keep the first outcome, count both
+			}
+			missing = j.role.Require(text)
+		}
+	}
+	if text == "" {
+		text = lastAssistantText(child.History())
+	}
 	t.addSpent(res.Usage, res.CostUSD)
 	if t.o.AddUsage != nil {
 		t.o.AddUsage(res.Usage, res.CostUSD)
 	}
-	text := strings.TrimSpace(res.Text)
-	if text == "" {
-		text = lastAssistantText(child.History())
-	}
 	if base.Recorder != nil {
-		base.Recorder.Record("subagent", Record{
-			Description: in.Description, Type: in.Type, Prompt: in.Prompt, Result: text,
+		rec := Record{
+			Description: j.in.Description, Type: j.in.Type, Prompt: j.in.Prompt, Result: text,
 			StopReason: string(res.StopReason), Error: res.Err, Usage: res.Usage, CostUSD: res.CostUSD,
-			RoundTrips: res.RoundTrips, ToolCalls: res.ToolCalls, Denials: res.Denials, Messages: child.History(),
-		})
+			RoundTrips: res.RoundTrips, ToolCalls: res.ToolCalls, Denials: res.Denials, Sidechain: sidechain,
+		}
+		if sidechain == "" {
+			rec.Messages = child.History()
+		}
+		base.Recorder.Record("subagent", rec)
+	}
+	if c, ok := cfg.Recorder.(interface{ Close() error }); ok && sidechain != "" {
+		_ = c.Close()
 	}
 	if res.StopReason == agent.StopAborted && ctx.Err() != nil {
 		return tools.Result{Content: text}, ctx.Err()
 	}
-	return report(in, res, text, cfg.MaxTurns), nil
+	return report(j, res, text, missing, cfg.MaxTurns, sidechain), nil
+}
+
+// addResults adds a follow-up run to the first one.
+func addResults(a, b agent.TurnResult) agent.TurnResult {
+	u := a.Usage
+	u.Add(b.Usage)
+	cost := a.CostUSD + b.CostUSD
+	if a.CostUSD < 0 || b.CostUSD < 0 {
+		cost = -1
+	}
+	b.Usage, b.CostUSD = u, cost
+	b.RoundTrips += a.RoundTrips
+	b.ToolCalls += a.ToolCalls
+	b.Denials = append(append([]agent.Denial(nil), a.Denials...), b.Denials...)
+	return b
 }
 
 // Record is what the parent's session keeps about one sub-agent run (a
-// "subagent" record): the task, the outcome and the child's whole history.
+// "subagent" record): the task, the outcome, and the child's transcript
+// (its sidechain id, or the whole history when there is no sidechain).
 type Record struct {
 	Description string         `json:"description"`
 	Type        string         `json:"subagent_type"`
@@ -264,138 +394,36 @@ type Record struct {
 	RoundTrips  int            `json:"num_turns"`
 	ToolCalls   int            `json:"tool_calls"`
 	Denials     []agent.Denial `json:"permission_denials,omitempty"`
-	Messages    []llm.Message  `json:"messages"`
+	Sidechain   string         `json:"sidechain,omitempty"`
+	Messages    []llm.Message  `json:"messages,omitempty"`
 }
 
-// childConfig derives the child's configuration: shared provider, model,
-// permissions (in the parent's current mode), hooks and approver; fresh
-// history, tools, read receipts; no recorder and no context manager.
-func (t *Tool) childConfig(base agent.Config, env *tools.Env, k kind, in input) (agent.Config, error) {
-	if base.Provider == nil {
-		return agent.Config{}, errors.New("no model provider configured")
-	}
-	if env == nil {
-		env = base.Env
-	}
-	var childEnv tools.Env
-	if env != nil {
-		childEnv = *env
-	}
-	childEnv.Reads = tools.NewReadTracker()
-	cfg := agent.Config{
-		Provider:         base.Provider,
-		Model:            base.Model,
-		System:           append(append([]llm.SystemBlock(nil), base.System...), llm.SystemBlock{Text: rolePrompt(in, k)}),
-		Tools:            t.childRegistry(k),
-		Env:              &childEnv,
-		Permissions:      base.Permissions,
-		Mode:             base.Mode,
-		Approver:         labelled(base.Approver, label(in)),
-		Hooks:            base.Hooks,
-		Emit:             t.forward(base.Emit, label(in)),
-		MaxTurns:         t.o.MaxTurns,
-		MaxBudgetTokens:  base.MaxBudgetTokens,
-		MaxCostUSD:       base.MaxCostUSD,
-		MaxOutputTokens:  base.MaxOutputTokens,
-		Thinking:         base.Thinking,
-		SessionID:        base.SessionID,
-		ToolTimeout:      base.ToolTimeout,
-		NoStreamingTools: base.NoStreamingTools,
-	}
-	if t.o.Used != nil {
-		used, cost := t.o.Used()
-		if t.o.AddUsage == nil {
-			// The parent's totals do not include earlier children: add them.
-			t.mu.Lock()
-			used.Add(t.spent)
-			if t.spentUnknown {
-				cost = -1
-			} else if cost >= 0 {
-				cost += t.spentCost
-			}
-			t.mu.Unlock()
-		}
-		if cfg.MaxBudgetTokens > 0 {
-			left := cfg.MaxBudgetTokens - used.Total()
-			if left <= 0 {
-				return cfg, fmt.Errorf("the token budget of %d is used up", cfg.MaxBudgetTokens)
-			}
-			cfg.MaxBudgetTokens = left
-		}
-		if cfg.MaxCostUSD > 0 && cost >= 0 {
-			left := cfg.MaxCostUSD - cost
-			if left <= 0 {
-				return cfg, fmt.Errorf("the cost limit of $%.4f is used up", cfg.MaxCostUSD)
-			}
-			cfg.MaxCostUSD = left
-		}
-	}
-	return cfg, nil
-}
-
-// childRegistry picks the child's tools from the parent's: the visible ones
-// in the parent's order, then the still-deferred ones (found again through
-// the child's own tool_search).
-func (t *Tool) childRegistry(k kind) *tools.Registry {
-	child := tools.NewRegistry()
-	allowed := func(name string) bool {
-		if neverInChild[name] {
-			return false
-		}
-		return !k.readOnly || readTools[name]
-	}
-	for _, name := range t.o.Registry.Names() {
-		if !allowed(name) {
-			continue
-		}
-		if name == "tool_search" {
-			child.Register(tools.NewToolSearch(child))
-			continue
-		}
-		if tl, ok := t.o.Registry.Get(name); ok {
-			child.Register(tl)
-			child.Activate(name) // a deferred tool the parent already loaded
-		}
-	}
-	for _, tl := range t.o.Registry.Deferred() {
-		if allowed(tl.Name()) {
-			child.Register(tl)
-		}
-	}
-	return child
-}
-
-func rolePrompt(in input, k kind) string {
-	return fmt.Sprintf(`# Sub-agent
-You are a sub-agent (type %s) started by hew's main agent for one task: %q.
-You start with an empty context: the task in the user message is all you know about the conversation. Work on your own with your tools; nobody can answer questions, so decide sensibly and say what you assumed.
-%s
-Your final message is the only thing the main agent receives (it does not see your tool calls): make it a complete, concise report of what you found or did, with file paths and line numbers where they help, and anything left open.`,
-		in.Type, in.Description, k.role)
-}
-
-// labelledApprover tells the user which sub-agent is asking.
+// labelledApprover tells the user which sub-agent is asking, one question
+// at a time when several children run at once.
 type labelledApprover struct {
 	agent.Approver
 	label string
+	mu    *sync.Mutex
 }
 
 // Approve implements agent.Approver.
 func (a labelledApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	req.Reason = a.label + ": " + req.Reason
 	return a.Approver.Approve(ctx, req)
 }
 
 // labelled wraps an approver that really asks someone; nil and
 // agent.Headless stay as they are so the child denies as the parent would.
-func labelled(a agent.Approver, label string) agent.Approver {
+func (t *Tool) labelled(a agent.Approver, label string) agent.Approver {
 	if a == nil {
 		return nil
 	}
 	if _, headless := a.(agent.Headless); headless {
 		return a
 	}
-	return labelledApprover{Approver: a, label: label}
+	return labelledApprover{Approver: a, label: label, mu: &t.askMu}
 }
 
 func label(in input) string {

@@ -206,7 +206,7 @@ func TestChildReadsFileAndAnswers(t *testing.T) {
 	if c.Env.Reads == pa.cfg.Env.Reads || c.Env.Root != root || c.Recorder != nil || c.Context != nil {
 		t.Errorf("child env/recorder not isolated: %+v", c)
 	}
-	if c.MaxTurns != DefaultMaxTurns || c.Mode != permission.ModeDefault {
+	if c.MaxTurns != DefaultMaxTurns || c.Mode != permission.ModePlan {
 		t.Errorf("child MaxTurns %d mode %s", c.MaxTurns, c.Mode)
 	}
 	if _, ok := pa.cfg.Env.Reads.Get(filepath.Join(root, "greeting.txt")); ok {
@@ -222,12 +222,13 @@ func TestChildToolSets(t *testing.T) {
 		deferred []string
 	}{
 		{TypeGeneral, []string{"read_file", "write_file", "edit_file", "list_files", "grep_search", "run_shell", "web_fetch", "todo_write", "tool_search", "mcp__srv__do"}, nil},
-		{TypeExplore, []string{"read_file", "list_files", "grep_search", "web_fetch", "tool_search"}, nil},
-		{TypePlan, []string{"read_file", "list_files", "grep_search", "web_fetch", "tool_search"}, nil},
+		{TypeExplore, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}, nil},
+		{TypePlan, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}, nil},
+		{TypeVerify, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.typ, func(t *testing.T) {
-			prov := agenttest.NewProvider(agenttest.Step{Text: "done"})
+			prov := agenttest.NewProvider(agenttest.Step{Text: "done\n## Critical files\n- a.go\nVERDICT: PASS"})
 			ps := plan.NewTools(plan.Options{Mode: func() permission.Mode { return permission.ModeDefault }, SetMode: func(permission.Mode) {}, PlansDir: t.TempDir()})
 			pa := newParent(t, prov, project(t), permission.ModeDefault, append(ps.Tools(), mcpTool)...)
 			pa.cfg.Tools.Activate(plan.EnterName) // even a loaded plan tool stays out of the child
@@ -272,7 +273,7 @@ func TestCheckAndReadOnly(t *testing.T) {
 		{`{"description":"d","prompt":"p","subagent_type":"general"}`, false, ""},
 		{`{"description":"d","prompt":"p","subagent_type":"explore"}`, true, ""},
 		{`{"description":"d","prompt":"p","subagent_type":"plan"}`, true, ""},
-		{`{"description":"d","prompt":"p","subagent_type":"reviewer"}`, false, `unknown subagent_type "reviewer"; valid types: explore, general, plan`},
+		{`{"description":"d","prompt":"p","subagent_type":"reviewer"}`, false, `unknown subagent_type "reviewer"; valid types: explore, general, plan, verify`},
 		{`{"description":"d","prompt":"  "}`, false, "prompt is empty"},
 	}
 	for _, tc := range tests {
@@ -506,7 +507,7 @@ func BenchmarkChildSetup(b *testing.B) {
 	in := input{Description: "d", Prompt: "p", Type: TypeGeneral}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tl.childConfig(base, base.Env, kinds[TypeGeneral], in); err != nil {
+		if _, err := tl.childConfig(base, base.Env, job{in: in, role: tl.roles[TypeGeneral]}); err != nil {
 			b.Fatal(err)
 		}
 	}

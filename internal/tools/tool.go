@@ -140,3 +140,28 @@ type ShellResult struct {
 	// SaveErr is why OutputFile could not be written whole (nil if it was).
 	SaveErr error
 }
+
+// Searchable is implemented by tools that offer more than themselves to
+// tool_search, such as the skill tool's skills: entries found by a search
+// are listed with how to use them.
+type Searchable interface {
+	SearchEntries() []SearchEntry
+}
+
+// SearchEntry is one thing tool_search can find besides deferred tools.
+type SearchEntry struct {
+	// Name and Kind identify it ("deploy", "skill").
+	Name, Kind string
+	// Line is shown in the result: what it is and how to use it.
+	Line string
+	// Text is searched along with Name.
+	Text string
+}
+
+// Concurrent is implemented by tools whose calls may run side by side with
+// the other calls of the same answer although they are not read-only (the
+// agent tool: several sub-agents at once). They never start while the
+// answer is still streaming.
+type Concurrent interface {
+	Concurrent(input json.RawMessage) bool
+}

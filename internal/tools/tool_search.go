@@ -116,6 +116,27 @@ func (t *toolSearch) search(q string) Result {
 			hits = append(hits, hit{tool.Name(), firstLine(tool.Description()), score})
 		}
 	}
+	for _, tool := range t.r.All() {
+		src, ok := tool.(Searchable)
+		if !ok || !t.r.Visible(tool.Name()) {
+			continue
+		}
+		for _, e := range src.SearchEntries() {
+			name, text := strings.ToLower(e.Name), strings.ToLower(e.Text)
+			score := 0
+			for _, term := range terms {
+				if strings.Contains(name, term) {
+					score += 3
+				}
+				if strings.Contains(text, term) {
+					score++
+				}
+			}
+			if score > 0 {
+				hits = append(hits, hit{e.Kind + " " + e.Name, e.Line, score})
+			}
+		}
+	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
 	if len(hits) == 0 {
 		names := make([]string, len(deferred))

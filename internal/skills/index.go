@@ -1,0 +1,65 @@
+package skills
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// Index limits: the prompt lists at most MaxIndexEntries skills and cuts
+// each description; the rest are found through tool_search.
+const (
+	MaxIndexEntries = 40
+	maxIndexDesc    = 160
+)
+
+// Index is the block of the dynamic system prompt: one "- name: description"
+// line per skill the model may invoke, sorted by name so the bytes are the
+// same on every run. Past MaxIndexEntries a last line says how many more
+// there are and how to find them.
+func Index(list []Skill) string {
+	var b strings.Builder
+	shown, hidden := 0, 0
+	for _, s := range list {
+		if !s.ModelInvocable {
+			continue
+		}
+		if shown == MaxIndexEntries {
+			hidden++
+			continue
+		}
+		shown++
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, cut(s.Description, maxIndexDesc))
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "- … and %d more skills, not listed here: find them with tool_search (words from the task), then load one with the skill tool.\n", hidden)
+	}
+	return b.String()
+}
+
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// SearchEntries implements tools.Searchable: tool_search finds skills by
+// name, description and when_to_use, including those the index left out.
+func (t *Tool) SearchEntries() []tools.SearchEntry {
+	out := make([]tools.SearchEntry, 0, len(t.skills))
+	for _, s := range t.skills {
+		if !s.ModelInvocable {
+			continue
+		}
+		out = append(out, tools.SearchEntry{
+			Name: s.Name,
+			Kind: "skill",
+			Line: cut(s.Description, maxIndexDesc) + fmt.Sprintf(` (load it: skill {"name": %q})`, s.Name),
+			Text: s.Description + " " + s.WhenToUse,
+		})
+	}
+	return out
+}
