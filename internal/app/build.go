@@ -2,22 +2,21 @@ package app
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/core"
+	"github.com/hew-dev/hew/internal/fsutil"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
+	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -64,7 +63,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 	if err != nil {
 		return nil, err
 	}
-	prov, err := chooseProvider(o, a.env, p.settings.Provider, p.settings.Model)
+	prov, err := a.chooseProvider(o, p.settings.Provider, p.settings.Model)
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -168,7 +167,7 @@ func (a *cli) buildTools(p *parts) error {
 		Settings:  sources,
 		Files:     p.o.mcpConfig,
 		LookupEnv: a.env.lookup,
-	}), mcp.Options{Env: a.environ, Stderr: &lazyFile{path: filepath.Join(p.stateDir, "mcp.log")}, ClientName: "hew", ClientVersion: Version})
+	}), mcp.Options{Env: a.environ, Stderr: fsutil.NewLazyFile(filepath.Join(p.stateDir, "mcp.log")), ClientName: "hew", ClientVersion: Version})
 	return nil
 }
 
@@ -224,7 +223,7 @@ func (a *cli) pickSession(dir, root string) (string, error) {
 	if len(list) == 1 {
 		return list[0].Path, nil
 	}
-	if classifyStdin(a.stdin) != stdinTerminal {
+	if term.ClassifyStdin(a.stdin) != term.StdinTerminal {
 		var b strings.Builder
 		for _, s := range list {
 			fmt.Fprintf(&b, "\n  %s  %s  %s", s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
@@ -249,29 +248,3 @@ func (a *cli) closeSession(s *core.Session) {
 		fmt.Fprintf(a.stderr, "hew: %v\n", err)
 	}
 }
-
-// lazyFile is a writer that creates its file on the first write, so MCP
-// servers' stderr goes to a log under the project state directory and never
-// scribbles over the terminal.
-type lazyFile struct {
-	mu   sync.Mutex
-	path string
-	f    *os.File
-	err  error
-}
-
-func (l *lazyFile) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil && l.err == nil {
-		if l.err = os.MkdirAll(filepath.Dir(l.path), 0o700); l.err == nil {
-			l.f, l.err = os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		}
-	}
-	if l.err != nil {
-		return len(p), nil // a log that cannot be written must not break a server
-	}
-	return l.f.Write(p)
-}
-
-var _ io.Writer = (*lazyFile)(nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/llm/pick"
 	"github.com/hew-dev/hew/internal/mcp"
 )
 
@@ -126,9 +127,9 @@ func (a *cli) doctorCmd(args []string) int {
 }
 
 func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Settings, timeout time.Duration) {
-	c, err := chooseProvider(o, a.env, settings.Provider, settings.Model)
+	c, err := a.chooseProvider(o, settings.Provider, settings.Model)
 	if err != nil {
-		if errors.Is(err, errNoProvider) {
+		if errors.Is(err, pick.ErrNoProvider) {
 			r.fail("export ANTHROPIC_API_KEY=… (or OPENAI_API_KEY, AGENT_API_KEY), or try hew --mock", "provider: no key found in ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY, AGENT_API_KEY, and no HEW_PROVIDER")
 		} else {
 			r.fail("set the variable named above, or pass --mock", "provider: %v", err)
@@ -157,7 +158,11 @@ func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Setti
 	case err != nil:
 		r.fail("check the base URL variable or --api-base, the network and any proxy", "endpoint %s unreachable: %v", endpoint, err)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		r.fail("the server rejected the key: check "+firstNonEmpty(c.KeyVar, "the key variable"), "endpoint %s answers %d", endpoint, status)
+		keyVar := c.KeyVar
+		if keyVar == "" {
+			keyVar = "the key variable"
+		}
+		r.fail("the server rejected the key: check "+keyVar, "endpoint %s answers %d", endpoint, status)
 	case status >= 500:
 		r.warn("the service may be down; try again later", "endpoint %s answers %d", endpoint, status)
 	default:
@@ -168,7 +173,7 @@ func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Setti
 // probeEndpoint asks the provider's model list with the configured
 // credentials: any HTTP answer shows the endpoint is reachable, 401/403
 // that the key is wrong.
-func probeEndpoint(c choice, timeout time.Duration) (int, error) {
+func probeEndpoint(c pick.Choice, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	url := c.BaseURL + "/models"

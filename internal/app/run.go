@@ -8,9 +8,11 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/ui/headless"
 )
 
@@ -29,14 +31,14 @@ func (a *cli) root(args []string) int {
 		return ExitOK
 	}
 
-	kind := classifyStdin(a.stdin)
+	kind := term.ClassifyStdin(a.stdin)
 	text := strings.TrimSpace(strings.Join(o.args, " "))
-	if kind == stdinPiped {
+	if kind == term.StdinPiped {
 		wait := stdinWait
 		if text == "" {
 			wait = 0 // the prompt can only come from the pipe: wait for it
 		}
-		piped, err := readPiped(a.stdin, wait)
+		piped, err := term.ReadPiped(a.stdin, wait)
 		if err != nil {
 			return a.errorf(ExitError, "reading stdin: %v", err)
 		}
@@ -52,18 +54,24 @@ func (a *cli) root(args []string) int {
 	switch {
 	case text != "":
 		// Only a terminal can be asked; a piped prompt runs like -p.
-		interactive := !o.print && kind == stdinTerminal
+		interactive := !o.print && kind == term.StdinTerminal
 		return a.runOnce(o, text, interactive)
 	case o.print:
 		return a.errorf(ExitUsage, "-p needs a prompt: an argument or text on stdin")
-	case kind == stdinTerminal:
+	case kind == term.StdinTerminal:
 		return a.runREPL(o)
-	case kind == stdinPiped:
+	case kind == term.StdinPiped:
 		return a.errorf(ExitUsage, "the prompt on stdin is empty")
 	default:
 		return a.errorf(ExitUsage, "no prompt: give one as an argument or on stdin, or start hew in a terminal for the interactive session")
 	}
 }
+
+// stdinWait is how long hew waits for the first byte of piped input when a
+// prompt was also given on the command line: long enough for `git diff | hew
+// -p review`, short enough that a harness which leaves stdin open and silent
+// costs one second, not a hang.
+const stdinWait = time.Second
 
 // signalContext is cancelled by the first Ctrl+C (or SIGTERM); a second one
 // kills the process the usual way.

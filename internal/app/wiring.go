@@ -1,16 +1,9 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/execx"
 	"github.com/hew-dev/hew/internal/hooks"
-	"github.com/hew-dev/hew/internal/llm"
-	"github.com/hew-dev/hew/internal/llm/anthropic"
-	"github.com/hew-dev/hew/internal/llm/mock"
-	"github.com/hew-dev/hew/internal/llm/openai"
-	"github.com/hew-dev/hew/internal/llm/scenario"
 	"github.com/hew-dev/hew/internal/sandbox"
 )
 
@@ -19,27 +12,6 @@ import (
 const sandboxArg = sandbox.HelperArg
 
 func sandboxMain(args []string) int { return sandbox.Main(args) }
-
-// newProvider builds the chosen provider. It is cheap: no connection is
-// made before the first request.
-func (a *cli) newProvider(c choice) (llm.Provider, error) {
-	switch c.Name {
-	case "anthropic":
-		return anthropic.New(anthropic.Config{APIKey: c.APIKey, AuthToken: c.AuthToken, BaseURL: c.BaseURL}), nil
-	case "openai":
-		return openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL}), nil
-	case "mock":
-		var sc *scenario.Scenario
-		if path := a.env.get("HEW_MOCK_SCRIPT"); path != "" {
-			var err error
-			if sc, err = scenario.Load(path); err != nil {
-				return nil, fmt.Errorf("HEW_MOCK_SCRIPT: %w", err)
-			}
-		}
-		return mock.New(sc), nil
-	}
-	return nil, fmt.Errorf("provider %s is not available in this build", c.Name)
-}
 
 // wireBrakes builds the permission engine, the hooks and the shell runner
 // (sandboxed when possible).

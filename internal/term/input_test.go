@@ -1,4 +1,4 @@
-package app
+package term
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestReadPiped(t *testing.T) {
-	got, err := readPiped(strings.NewReader("fix the test\n\n"), 0)
+	got, err := ReadPiped(strings.NewReader("fix the test\n\n"), 0)
 	if err != nil || got != "fix the test" {
 		t.Errorf("readPiped = %q, %v", got, err)
 	}
@@ -20,7 +20,7 @@ func TestReadPiped(t *testing.T) {
 	}
 	defer w.Close()
 	defer r.Close()
-	got, err = readPiped(r, 20*time.Millisecond)
+	got, err = ReadPiped(r, 20*time.Millisecond)
 	if err != nil || got != "" {
 		t.Errorf("silent pipe: %q, %v", got, err)
 	}
@@ -42,18 +42,18 @@ func TestClassifyStdin(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if got := classifyStdin(file); got != stdinPiped {
+	if got := ClassifyStdin(file); got != StdinPiped {
 		t.Errorf("regular file: %v", got)
 	}
-	if got := classifyStdin(r); got != stdinPiped {
+	if got := ClassifyStdin(r); got != StdinPiped {
 		t.Errorf("pipe: %v", got)
 	}
-	if got := classifyStdin(nil); got != stdinNone {
+	if got := ClassifyStdin(nil); got != StdinNone {
 		t.Errorf("nil: %v", got)
 	}
 	if null, err := os.Open(os.DevNull); err == nil {
 		defer null.Close()
-		if got := classifyStdin(null); got != stdinNone {
+		if got := ClassifyStdin(null); got != StdinNone {
 			t.Errorf("%s: %v", os.DevNull, got)
 		}
 	}

@@ -1,4 +1,4 @@
-package app
+package term
 
 import (
 	"bufio"
@@ -7,57 +7,52 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/hew-dev/hew/internal/term"
 )
-
-// stdinWait is how long hew waits for the first byte of piped input when a
-// prompt was also given on the command line: long enough for `git diff | hew
-// -p review`, short enough that a harness which leaves stdin open and silent
-// costs one second, not a hang.
-const stdinWait = time.Second
 
 // maxStdinPrompt bounds what is read from a pipe as (part of) the prompt.
 const maxStdinPrompt = 10 << 20
 
-// stdinKind says what stdin is.
-type stdinKind int
+// StdinKind says what standard input is, which decides the front-end.
+type StdinKind int
 
+// Kinds of standard input.
 const (
-	stdinNone     stdinKind = iota // nothing to read (/dev/null, closed)
-	stdinTerminal                  // a terminal: the REPL or approvals read it
-	stdinPiped                     // a pipe or a file: a prompt to read
+	StdinNone     StdinKind = iota // nothing to read (/dev/null, closed)
+	StdinTerminal                  // a terminal: the REPL or approvals read it
+	StdinPiped                     // a pipe or a file: a prompt to read
 )
 
-func classifyStdin(r io.Reader) stdinKind {
+// ClassifyStdin tells what r is; a reader that is not a file (a test's,
+// an embedder's) counts as piped.
+func ClassifyStdin(r io.Reader) StdinKind {
 	f, ok := r.(*os.File)
 	if !ok {
 		if r == nil {
-			return stdinNone
+			return StdinNone
 		}
-		return stdinPiped // a reader handed in by a test or embedder
+		return StdinPiped // a reader handed in by a test or embedder
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return stdinNone
+		return StdinNone
 	}
 	m := st.Mode()
 	switch {
 	case m&os.ModeCharDevice != 0:
-		if term.FromFiles(f, nil, nil, nil).InTTY {
-			return stdinTerminal
+		if FromFiles(f, nil, nil, nil).InTTY {
+			return StdinTerminal
 		}
-		return stdinNone // /dev/null and other devices
+		return StdinNone // /dev/null and other devices
 	case m&os.ModeNamedPipe != 0, m.IsRegular(), m&os.ModeSocket != 0:
-		return stdinPiped
+		return StdinPiped
 	}
-	return stdinNone
+	return StdinNone
 }
 
-// readPiped reads a piped prompt. With wait > 0 it gives up (returning "")
+// ReadPiped reads a piped prompt (at most 10 MiB). With wait > 0 it gives up (returning "")
 // when no byte arrives in time; the reading goroutine then stays parked on
 // the pipe until the process exits.
-func readPiped(r io.Reader, wait time.Duration) (string, error) {
+func ReadPiped(r io.Reader, wait time.Duration) (string, error) {
 	type res struct {
 		s   string
 		err error
