@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	xterm "golang.org/x/term"
 )
@@ -255,4 +256,25 @@ func (s *Streams) ReadKey(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("reading a key: %w", err)
 		}
 	}
+}
+
+// ReadInput reads whatever terminal input is available into buf, waiting
+// at most wait for the first byte; it returns 0 and no error when nothing
+// came. A line editor reads keys with it while staying able to stop.
+func (s *Streams) ReadInput(buf []byte, wait time.Duration) (int, error) {
+	if s.inFile == nil {
+		return 0, ErrNotTerminal
+	}
+	ready, err := waitReadable(int(s.inFile.Fd()), int(wait/time.Millisecond))
+	if err != nil {
+		return 0, fmt.Errorf("waiting for input: %w", err)
+	}
+	if !ready {
+		return 0, nil
+	}
+	n, err := s.inFile.Read(buf)
+	if err != nil && n == 0 {
+		return 0, err
+	}
+	return n, nil
 }

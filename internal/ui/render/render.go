@@ -58,6 +58,7 @@ type Renderer struct {
 	lastTool  string            // id of the last tool line printed
 	calls     map[string]string // tool id → its printed call line
 	denied    map[string]bool   // tool ids refused by permissions
+	lastOut   toolOutput        // the last finished tool call, in full (Ctrl+O)
 
 	usage   llm.Usage
 	costUSD float64
@@ -164,6 +165,15 @@ func (r *Renderer) Pause() {
 	r.pause()
 }
 
+// Working shows the spinner with label (e.g. "Compacting") until the next
+// output; on a terminal only.
+func (r *Renderer) Working(label string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endLine()
+	r.startSpinner(label)
+}
+
 // Println writes one line of REPL output after pausing the live display.
 func (r *Renderer) Println(s string) {
 	r.mu.Lock()
@@ -190,6 +200,51 @@ func (r *Renderer) Bold(s string) string { return r.st.bold(s) }
 
 // Error returns s in the error colour.
 func (r *Renderer) Error(s string) string { return r.st.red(s) }
+
+// toolOutput is one finished tool call as Ctrl+O shows it.
+type toolOutput struct {
+	call, result string
+	isError      bool
+}
+
+// LastToolOutput returns the last finished tool call's line and its whole
+// result (or diff), for showing in full on demand; ok is false before the
+// first tool call.
+func (r *Renderer) LastToolOutput() (call, output string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastOut.call == "" {
+		return "", "", false
+	}
+	return r.lastOut.call, r.lastOut.result, true
+}
+
+// ShowLastToolOutput prints the last tool call's full output (Ctrl+O).
+func (r *Renderer) ShowLastToolOutput() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pause()
+	if r.lastOut.call == "" {
+		r.line(r.st.dim("No tool has run yet."))
+		return
+	}
+	r.line(r.st.blue("●") + " " + r.lastOut.call + r.st.dim(" · full output"))
+	body := strings.TrimRight(r.lastOut.result, "\n")
+	if strings.TrimSpace(body) == "" {
+		r.line(resultFirst + r.st.dim("(no output)"))
+		return
+	}
+	for i, l := range strings.Split(body, "\n") {
+		prefix := resultRest
+		if i == 0 {
+			prefix = resultFirst
+		}
+		if r.lastOut.isError {
+			l = r.st.red(l)
+		}
+		r.line(prefix + l)
+	}
+}
 
 // Context returns the last reported context use (tokens, window); zeros
 // before the first request.

@@ -78,7 +78,7 @@ func (r *Renderer) drawSpinner() {
 	secs := int(r.now().Sub(start).Seconds())
 	frame := spinFrames[r.spin.frame%len(spinFrames)]
 	r.spin.frame++
-	text := Truncate(fmt.Sprintf("%s… %ds · ctrl+c to stop", r.spin.label, secs), r.s.Width()-3)
+	text := Truncate(fmt.Sprintf("%s… %ds · esc to stop", r.spin.label, secs), r.s.Width()-3)
 	r.write("\r" + r.st.cyan(frame) + " " + r.st.dim(text) + "\x1b[K")
 	r.spin.drawn = true
 }

@@ -58,6 +58,14 @@ func (r *Renderer) toolFinished(ev agent.ToolFinished) {
 		r.line(r.st.blue("●") + " " + call)
 	}
 	r.lastTool = ""
+	full := sanitize(ev.Result)
+	if ev.Display != "" && !ev.IsError {
+		full = sanitize(ev.Display) + "\n" + full
+	}
+	r.lastOut = toolOutput{call: r.calls[ev.ID], result: full, isError: ev.IsError}
+	if r.lastOut.call == "" {
+		r.lastOut.call = r.st.bold(ev.Name)
+	}
 	var body []string
 	switch {
 	case len(ev.Todos) > 0:

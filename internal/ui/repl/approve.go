@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/term"
@@ -15,12 +16,69 @@ import (
 // Approver asks the user about tool calls the permission engine sends to
 // "ask". It shows the tool, the exact command or path and any diff, then
 // takes one keypress on a terminal (y, n, a) or one line from a pipe
-// (y/yes, a/always, anything else is no). Ctrl+C or Esc at the question is
-// no. Questions are asked one at a time.
+// (y/yes, a/always, anything else is no). In the REPL, Esc or Ctrl+C at the
+// question stops the whole turn (the REPL cancels it; the question then
+// answers no). Questions are asked one at a time.
 type Approver struct {
 	s  *term.Streams
 	r  *render.Renderer
 	mu sync.Mutex
+
+	// While the REPL runs on a terminal it owns the keyboard and hands
+	// keys to an open question through inbox (see offer).
+	qmu   sync.Mutex
+	keyed bool
+	inbox chan key
+}
+
+// useKeys switches between reading keys from the terminal itself and
+// taking them from the REPL's keyboard (offer).
+func (a *Approver) useKeys(on bool) {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	a.keyed = on
+}
+
+// offer gives a key to the open question; false when none is open.
+func (a *Approver) offer(k key) bool {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if a.inbox == nil {
+		return false
+	}
+	select {
+	case a.inbox <- k:
+	default: // keys beyond a few while the question is open are dropped
+	}
+	return true
+}
+
+// readKey waits for one key of the answer.
+func (a *Approver) readKey(ctx context.Context) (key, error) {
+	a.qmu.Lock()
+	if !a.keyed {
+		a.qmu.Unlock()
+		raw, err := a.s.ReadKey(ctx)
+		if err != nil {
+			return key{}, err
+		}
+		k, _ := decodeKey([]byte(raw), true)
+		return k, nil
+	}
+	inbox := make(chan key, 16)
+	a.inbox = inbox
+	a.qmu.Unlock()
+	defer func() {
+		a.qmu.Lock()
+		a.inbox = nil
+		a.qmu.Unlock()
+	}()
+	select {
+	case k := <-inbox:
+		return k, nil
+	case <-ctx.Done():
+		return key{}, ctx.Err()
+	}
 }
 
 // NewApprover returns an Approver reading from s and drawing with r; pass
@@ -45,16 +103,22 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 func (a *Approver) answer(ctx context.Context) (agent.Approval, string) {
 	if a.s.InTTY && a.s.StdinIsOS() {
 		for {
-			key, err := a.s.ReadKey(ctx)
+			k, err := a.readKey(ctx)
 			if err != nil {
 				return agent.ApproveDeny, interruptedWhy(err)
 			}
-			switch strings.ToLower(key) {
-			case "y":
+			if k.isStop() || k.kind == kCtrl && k.r == 'd' {
+				return agent.ApproveDeny, "the user said no"
+			}
+			if k.kind != kRune {
+				continue
+			}
+			switch unicode.ToLower(k.r) {
+			case 'y':
 				return agent.ApproveOnce, ""
-			case "a":
+			case 'a':
 				return agent.ApproveSession, ""
-			case "n", "\x03", "\x04", "\x1b":
+			case 'n':
 				return agent.ApproveDeny, "the user said no"
 			}
 		}

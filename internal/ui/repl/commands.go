@@ -57,23 +57,58 @@ func (ss *session) command(ctx context.Context, name, args string) {
 	ss.r.Println(ss.r.Error(fmt.Sprintf("Unknown command /%s.", name)) + " Type /help for the list (start a message with // to send a leading slash).")
 }
 
+// helpKeys are the keys /help lists on a terminal.
+var helpKeys = [][2]string{
+	{"Esc, Ctrl+C", "stop the running turn (also at an approval question)"},
+	{"Ctrl+C Ctrl+C", "exit, at an empty prompt"},
+	{"Ctrl+J, Alt+Enter", "new line in the message (also \\ then Enter, Shift+Enter where reported)"},
+	{"Shift+Tab", "cycle the permission mode: default, acceptEdits, plan, auto"},
+	{"Tab", "complete /commands, skills and @file paths"},
+	{"@path", "attach that file's content to the message"},
+	{"Ctrl+O", "show the last tool call's full output"},
+	{"Up, Down, Ctrl+R", "previous messages; search them"},
+	{"paste", "a multi-line paste is one message"},
+}
+
 func (ss *session) cmdHelp(context.Context, string) {
-	ss.r.Println(ss.r.Bold("Commands"))
+	var rows [][2]string
 	for _, c := range commands {
 		use := "/" + c.name
 		if c.args != "" {
 			use += " " + c.args
 		}
-		ss.printf("  %-18s %s", use, ss.r.Dim(c.help))
+		rows = append(rows, [2]string{use, c.help})
 	}
 	for _, sk := range ss.ag.Skills() {
-		ss.printf("  %-18s %s", "/"+sk.Name+" [args]", ss.r.Dim("skill: "+sk.Description))
+		rows = append(rows, [2]string{"/" + sk.Name + " [args]", "skill: " + sk.Description})
+	}
+	keys := helpKeys[:2]
+	if ss.s.InTTY {
+		keys = helpKeys
+	}
+	// One column width for both tables, wide enough for the longest entry
+	// but never so wide that the descriptions lose half the screen.
+	w := 0
+	for _, r := range append(append([][2]string(nil), rows...), keys...) {
+		if n := render.Width(r[0]); n <= 26 {
+			w = max(w, n)
+		}
+	}
+	show := func(r [2]string) {
+		if render.Width(r[0]) > w { // too long for the column: text below it
+			ss.r.Println("  " + r[0])
+			ss.r.Println("  " + strings.Repeat(" ", w) + "  " + ss.r.Dim(r[1]))
+			return
+		}
+		ss.r.Println("  " + r[0] + strings.Repeat(" ", w-render.Width(r[0])) + "  " + ss.r.Dim(r[1]))
+	}
+	ss.r.Println(ss.r.Bold("Commands"))
+	for _, r := range rows {
+		show(r)
 	}
 	ss.r.Println(ss.r.Bold("Keys"))
-	ss.printf("  %-18s %s", "Ctrl+C", ss.r.Dim("stop the running turn; twice at an empty prompt to exit"))
-	if ss.s.InTTY {
-		ss.printf("  %-18s %s", "Ctrl+R", ss.r.Dim("search the input history"))
-		ss.printf("  %-18s %s", "paste", ss.r.Dim("a multi-line paste is sent as one message"))
+	for _, r := range keys {
+		show(r)
 	}
 }
 
@@ -85,8 +120,10 @@ func (ss *session) cmdClear(context.Context, string) {
 	ss.r.Println(ss.r.Dim("Conversation cleared."))
 }
 
+// cmdCompact summarises the conversation. The runtime's own "context
+// compacted: before → after" notice is the one confirmation.
 func (ss *session) cmdCompact(ctx context.Context, focus string) {
-	ss.r.Println(ss.r.Dim("Compacting the conversation…"))
+	ss.r.Working("Compacting")
 	var err error
 	ss.turn(ctx, func(c context.Context) { err = ss.ag.Compact(c, focus) })
 	switch {
@@ -94,8 +131,6 @@ func (ss *session) cmdCompact(ctx context.Context, focus string) {
 		ss.r.Notice("warn", "compaction interrupted; the conversation is unchanged")
 	case err != nil:
 		ss.r.Notice("error", "compaction failed: "+err.Error())
-	default:
-		ss.r.Println(ss.r.Dim("Conversation compacted."))
 	}
 }
 
@@ -183,10 +218,18 @@ func cacheHitRate(u llm.Usage) float64 {
 	return float64(u.CacheReadTokens) / float64(total)
 }
 
-func (ss *session) cmdModel(_ context.Context, name string) {
+func (ss *session) cmdModel(ctx context.Context, name string) {
 	if name == "" {
 		ss.printf("Model: %s", ss.ag.Status().Model)
 		return
+	}
+	if !llm.LookupModel(name).Known {
+		ss.r.Println(ss.r.Error("Unknown model "+name+".") + " Known: " + strings.Join(llm.KnownModels(), ", ") + ".")
+		ans, err := ss.in.Read(ctx, "Use "+name+" anyway (a custom or newer model)? [y/N] ")
+		if a := strings.ToLower(strings.TrimSpace(ans)); err != nil || a != "y" && a != "yes" {
+			ss.printf("Model unchanged: %s", ss.ag.Status().Model)
+			return
+		}
 	}
 	if err := ss.ag.SetModel(name); err != nil {
 		ss.r.Notice("error", "cannot use model "+name+": "+err.Error())

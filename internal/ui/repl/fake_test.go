@@ -70,6 +70,21 @@ func (f *fakeAgent) Submit(ctx context.Context, prompt string) agent.TurnResult 
 		req := agent.ApprovalRequest{ID: "t1", Tool: "run_shell", Subject: "make clean"}
 		a, why := f.approver.Approve(ctx, req)
 		f.emit(agent.TextDelta{Text: fmt.Sprintf("approval=%s why=%q", a, why)})
+		if ctx.Err() != nil {
+			res.StopReason = agent.StopAborted
+		}
+	case "many":
+		for i := 1; i <= 80; i++ {
+			f.emit(agent.TextDelta{Text: fmt.Sprintf("output line %d\n", i)})
+		}
+	case "tool":
+		f.emit(agent.ToolStarted{ID: "c1", Name: "run_shell", Summary: "seq 20"})
+		var b strings.Builder
+		for i := 1; i <= 20; i++ {
+			fmt.Fprintf(&b, "result row %d\n", i)
+		}
+		f.emit(agent.ToolFinished{ID: "c1", Name: "run_shell", Result: b.String()})
+		f.emit(agent.TextDelta{Text: "ran it"})
 	default:
 		f.emit(agent.TextDelta{Text: fmt.Sprintf("echo: %q", prompt)})
 	}

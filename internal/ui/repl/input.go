@@ -2,69 +2,72 @@ package repl
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-
-	"github.com/reeflective/readline"
 
 	"github.com/hew-dev/hew/internal/term"
 )
 
-// ttyReader edits lines with reeflective/readline: emacs/vi keys, history
-// with Ctrl+R search, correct wide characters, and bracketed paste so a
-// multi-line paste arrives as one message.
+// ttyReader is the prompt on a terminal: hew's own line editor over a
+// keyboard that reads keys for the whole session. The terminal stays in
+// key mode from start to end (keys arrive at once, nothing is echoed, Ctrl+C
+// and Esc are keys), so keys typed during a turn are not lost: Esc and
+// Ctrl+C stop the turn, an approval question takes its answer, and the rest
+// is type-ahead for the next prompt.
 type ttyReader struct {
-	rl     *readline.Shell
-	s      *term.Streams
-	prompt string
-	// ints carries Ctrl+C pressed while the editor was not running: the
-	// terminal is then in cooked mode and turns the key into SIGINT.
-	ints <-chan os.Signal
+	s       *term.Streams
+	ed      *editor
+	kb      *keyboard
+	ahead   []key // typed during a turn, replayed at the next prompt
+	resized chan struct{}
+	stop    func()
 }
 
-func newTTYReader(s *term.Streams, historyFile string, ints <-chan os.Signal) (*ttyReader, error) {
-	rl := readline.NewShell()
-	_ = rl.Config.Set("enable-bracketed-paste", true)
-	// The prompt always starts at column 0 (the renderer ends its lines), so
-	// the editor needs no "where is the cursor" query; answering that query
-	// races with typed keys and loses them.
-	_ = rl.Config.Set("cursor-position-probe", false)
-	t := &ttyReader{rl: rl, s: s, ints: ints}
-	rl.Prompt.Primary(func() string { return t.prompt })
-	rl.Prompt.Secondary(func() string { return "  " })
-	if historyFile == "" {
-		return t, nil
+// maxTypeAhead bounds the keys kept from a turn.
+const maxTypeAhead = 4096
+
+func newTTYReader(s *term.Streams, historyFile string) (*ttyReader, error) {
+	restore, err := s.MakeKeyMode()
+	if err != nil {
+		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(historyFile), 0o700); err != nil {
-		return t, fmt.Errorf("history not kept: %w", err)
+	hist, herr := loadHistory(historyFile)
+	t := &ttyReader{s: s, resized: make(chan struct{}, 1)}
+	t.ed = &editor{out: s.Out, width: s.Width, hist: hist}
+	t.kb = startKeyboard(s.ReadInput)
+	stopWinch := notifyResize(t.resized)
+	_, _ = io.WriteString(s.Out, "\x1b[?2004h") // bracketed paste: a paste is one message
+	t.stop = func() {
+		_, _ = io.WriteString(s.Out, "\x1b[?2004l")
+		stopWinch()
+		t.kb.close()
+		restore()
 	}
-	rl.History.AddFromFile("history", historyFile)
-	return t, nil
+	return t, herr
 }
 
-func (t *ttyReader) Read(_ context.Context, prompt string) (string, error) {
-	// Raw mode first, then look for a Ctrl+C that came as a signal: from
-	// here on it arrives as a key, so none falls between the two.
-	if restore, err := t.s.MakeRaw(); err == nil {
-		defer restore()
+// next is the editor's key source: type-ahead first, then the keyboard.
+func (t *ttyReader) next(ctx context.Context) (key, error) {
+	if len(t.ahead) > 0 {
+		k := t.ahead[0]
+		t.ahead = t.ahead[1:]
+		return k, nil
 	}
-	select {
-	case <-t.ints: // pressed between two prompts
-		return "", errInterrupt
-	default:
-	}
-	t.prompt = prompt
-	line, err := t.rl.Readline()
-	if errors.Is(err, readline.ErrInterrupt) {
-		return line, errInterrupt
-	}
-	return line, err
+	return t.kb.next(ctx)
 }
 
-func (t *ttyReader) Close() {}
+func (t *ttyReader) Read(ctx context.Context, prompt string) (string, error) {
+	return t.ed.readLine(ctx, prompt, t.next, t.resized)
+}
+
+// typeAhead keeps a key pressed while a turn runs.
+func (t *ttyReader) typeAhead(k key) {
+	if len(t.ahead) < maxTypeAhead {
+		t.ahead = append(t.ahead, k)
+	}
+}
+
+func (t *ttyReader) Close() { t.stop() }
 
 // scanReader reads one line per message from a pipe or file, so a session
 // can be scripted. Ctrl+C (a signal here) interrupts the wait.

@@ -61,6 +61,9 @@ type Options struct {
 	// HistoryFile is where typed lines are kept ($HEW_HOME/history); empty
 	// keeps history in memory only.
 	HistoryFile string
+	// WorkDir is where @path attachments are looked up; "" is the
+	// process's working directory.
+	WorkDir string
 	// Banner is printed once at start (e.g. version and working directory).
 	Banner string
 
@@ -103,6 +106,7 @@ type session struct {
 	r        *render.Renderer
 	ag       Session
 	in       lineReader
+	tty      *ttyReader // the terminal prompt, nil when reading a pipe
 	ints     <-chan os.Signal
 	now      func() time.Time
 	lastInt  time.Time
@@ -125,12 +129,22 @@ func Run(ctx context.Context, opts Options) int {
 		ss.ints = ch
 	}
 	if ss.s.InTTY && ss.s.StdinIsOS() {
-		in, err := newTTYReader(ss.s, opts.HistoryFile, ss.ints)
+		in, err := newTTYReader(ss.s, opts.HistoryFile)
+		if in != nil {
+			ss.tty, ss.in = in, in
+			in.ed.complete = ss.complete
+			in.ed.shiftTab = ss.cycleMode
+			in.ed.ctrlO = ss.showLastOutput
+			if opts.Approver != nil {
+				opts.Approver.useKeys(true)
+				defer opts.Approver.useKeys(false)
+			}
+		}
 		if err != nil {
 			ss.r.Notice("warn", err.Error())
 		}
-		ss.in = in
-	} else {
+	}
+	if ss.in == nil {
 		ss.in = &scanReader{s: ss.s, ints: ss.ints, echo: ss.s.OutTTY}
 	}
 	defer ss.in.Close()
@@ -143,12 +157,13 @@ func (ss *session) loop(ctx context.Context) int {
 		ss.r.Println(ss.opts.Banner)
 	}
 	if ss.s.InTTY {
-		ss.r.Println(ss.r.Dim("Type a task, /help for commands, Ctrl+C to stop a turn, /exit to leave."))
+		ss.r.Println(ss.r.Dim("Type a task, /help for commands and keys, Esc to stop a turn, /exit to leave."))
 	}
 	for !ss.done {
 		if ctx.Err() != nil {
 			return ExitInterrupted
 		}
+		ss.r.Pause()
 		line, err := ss.in.Read(ctx, ss.prompt())
 		switch {
 		case errors.Is(err, errInterrupt):
@@ -200,6 +215,13 @@ func (ss *session) handle(ctx context.Context, line string) {
 	if strings.HasPrefix(text, "//") { // "//x" sends "/x" literally
 		line = strings.TrimPrefix(strings.TrimLeft(line, " "), "/")
 	}
+	if strings.Contains(line, "@") {
+		var notes []string
+		line, notes = attachFiles(line, ss.opts.WorkDir)
+		for _, n := range notes {
+			ss.r.Notice("info", n)
+		}
+	}
 	ss.turn(ctx, func(c context.Context) { ss.ag.Submit(c, line) })
 	ss.r.Println("")
 }
@@ -217,9 +239,11 @@ func parseCommand(text string) (name, args string, ok bool) {
 	return strings.ToLower(name), strings.TrimSpace(args), true
 }
 
-// turn runs work with a context that Ctrl+C cancels, and waits for it to
-// return: one turn at a time, and the session is consistent afterwards. It
-// reports whether Ctrl+C was pressed.
+// turn runs work with a context that Esc or Ctrl+C cancels, and waits for
+// it to return: one turn at a time, and the session is consistent
+// afterwards. It reports whether the turn was stopped. On a terminal it
+// takes the keys typed meanwhile: an open approval question gets them, Esc
+// and Ctrl+C stop the turn (at a question too), the rest is type-ahead.
 func (ss *session) turn(ctx context.Context, work func(context.Context)) (interrupted bool) {
 	drain(ss.ints)
 	tctx, cancel := context.WithCancel(ctx)
@@ -229,17 +253,36 @@ func (ss *session) turn(ctx context.Context, work func(context.Context)) (interr
 		defer close(done)
 		work(tctx)
 	}()
+	var keys <-chan key
+	if ss.tty != nil {
+		keys = ss.tty.kb.keys
+	}
 	stopping := false
+	stop := func() {
+		if stopping {
+			ss.r.Notice("info", "still stopping…")
+		}
+		stopping = true
+		cancel()
+	}
 	for {
 		select {
 		case <-done:
 			return stopping
 		case <-ss.ints:
-			if stopping {
-				ss.r.Notice("info", "still stopping…")
+			stop()
+		case k := <-keys:
+			switch {
+			case k.kind == kEOF:
+				ss.tty.kb.ended.Store(true)
+				keys = nil
+				stop()
+			case k.isStop():
+				stop()
+			case ss.opts.Approver != nil && ss.opts.Approver.offer(k):
+			default:
+				ss.tty.typeAhead(k)
 			}
-			stopping = true
-			cancel()
 		}
 	}
 }

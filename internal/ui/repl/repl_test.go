@@ -51,7 +51,7 @@ func newRig(in io.Reader) *rig {
 func TestScriptedSession(t *testing.T) {
 	script := strings.Join([]string{
 		"hello there", "", "/help", "/status", "/cost", "/mode plan", "/mode nonsense", "/mode",
-		"/plan", "/mode default", "/model", "/model gpt-5", "/model broken", "/goal ship it", "/memory",
+		"/plan", "/mode default", "/model", "/model gpt-5", "/model broken", "y", "/model gtp-5", "n", "/goal ship it", "/memory",
 		"/frobnicate", "/usr/bin/env is a path", "//help literally", "/compact keep the API notes",
 		"/clear", "/resume", "/resume 1", "/resume nope", "/exit", "never read",
 	}, "\n") + "\n"

@@ -189,11 +189,12 @@ func TestREPLUnderTmux(t *testing.T) {
 	ts.waitText(`echo: "again"`)
 	ts.waitPrompts(5)
 
-	// An approval question takes one key; Ctrl+C there means no.
+	// An approval question takes one key; Ctrl+C there stops the turn.
 	ts.keys("ask", "Enter")
 	ts.waitText("Allow run_shell?")
 	ts.keys("C-c")
-	ts.waitText(`approval=no why="the user said no"`)
+	ts.waitText(`approval=no why="the turn was interrupted"`)
+	ts.waitScreen("the turn stopped", func(sc string) bool { return strings.Count(sc, "Interrupted") == 2 })
 	ts.waitPrompts(6)
 	ts.keys("ask", "Enter")
 	ts.waitScreen("a second question", func(sc string) bool { return strings.Count(sc, "Allow run_shell?") == 2 })
