@@ -9,6 +9,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/tools"
 )
 
 // batch runs the tool calls of one model answer. Consecutive read-only
@@ -67,7 +68,7 @@ func (b *batch) onToolDone(call llm.Block) {
 	if !ok || !b.p.cfg.Tools.Visible(call.Name) {
 		return // an error result later; not a barrier
 	}
-	if !tool.ReadOnly(call.Input) {
+	if !safeReadOnly(tool, call.Input) {
 		b.early = false // nothing after a side effect starts before the stream ends
 		return
 	}
@@ -88,6 +89,17 @@ func (b *batch) onToolDone(call llm.Block) {
 		close(t.ready)
 		t.out = b.p.safeRun(ctx, pr)
 	}()
+}
+
+// safeReadOnly asks a tool whether a call is read-only; a tool that panics
+// there is treated as having side effects (its precheck reports the bug).
+func safeReadOnly(t tools.Tool, input json.RawMessage) (ro bool) {
+	defer func() {
+		if recover() != nil {
+			ro = false
+		}
+	}()
+	return t.ReadOnly(input)
 }
 
 // errDiscarded cancels calls started for an answer that was thrown away

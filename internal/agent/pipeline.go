@@ -123,7 +123,22 @@ func (p *pipeline) aborted(call llm.Block) outcome {
 // precheck looks the tool up, validates the input, runs the semantic check
 // and the PreToolUse hooks and asks the permission engine. It never asks
 // the user; authorize does that.
-func (p *pipeline) precheck(ctx context.Context, call llm.Block) *prepared {
+//
+// It runs tool code (Check, ReadOnly) on whatever goroutine calls it — the
+// stream's early start among them — so a panic there becomes this call's
+// error result instead of crashing hew.
+func (p *pipeline) precheck(ctx context.Context, call llm.Block) (pr *prepared) {
+	defer func() {
+		if r := recover(); r != nil {
+			failed := &prepared{call: call, input: call.Input, receipt: Receipt{ToolUseID: call.ID, Tool: call.Name, Start: time.Now()}}
+			pr = p.finish(failed, fmt.Sprintf("Error: internal failure while checking the %s call: %v", call.Name, r), "validation")
+		}
+	}()
+	return p.precheckUnsafe(ctx, call)
+}
+
+// precheckUnsafe is precheck without the panic guard.
+func (p *pipeline) precheckUnsafe(ctx context.Context, call llm.Block) *prepared {
 	input := call.Input
 	if len(strings.TrimSpace(string(input))) == 0 {
 		input = json.RawMessage(`{}`)

@@ -17,7 +17,7 @@ import (
 	"github.com/hew-dev/hew/internal/tools"
 )
 
-var faults = []string{"ok", "ok", "ok", "err", "panic", "slow", "cancel", "big", "same", "hang"}
+var faults = []string{"ok", "ok", "ok", "err", "panic", "slow", "cancel", "big", "same", "hang", "checkpanic"}
 
 // randomScript builds model answers with random calls, faults, stop
 // reasons, API errors and retries.
@@ -69,6 +69,14 @@ func (c *cancelBox) cancel() {
 
 func faultTool(name string, ro bool, cb *cancelBox) *agenttest.Tool {
 	return &agenttest.Tool{ToolName: name, RO: ro,
+		// A bug in a tool's check (issue 12.9) must become that call's
+		// error result, also when the call starts while the model streams.
+		CheckFn: func(in json.RawMessage) error {
+			if strings.Contains(string(in), `"checkpanic"`) {
+				panic("check bug")
+			}
+			return nil
+		},
 		InputSchema: `{"type":"object","properties":{"fault":{"type":"string"},"perm":{"type":"string"},"n":{"type":"integer"}},"required":["fault"]}`,
 		Fn: func(ctx context.Context, in json.RawMessage) (tools.Result, error) {
 			var v struct{ Fault string }
