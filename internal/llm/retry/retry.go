@@ -59,6 +59,10 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 type Error struct {
 	Err   error
 	After time.Duration
+	// Cut marks a stream cut or a connection reset mid-way: a one-off
+	// network blip, retried at once the first time (then with backoff),
+	// where an overloaded server is given time.
+	Cut bool
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
@@ -157,7 +161,7 @@ func Cut(what string, cause error) error {
 	if cause != nil && cause != io.EOF {
 		msg += " (" + cause.Error() + ")"
 	}
-	return Retryable(&cutError{msg: msg}, 0)
+	return &Error{Err: &cutError{msg: msg}, Cut: true}
 }
 
 type cutError struct{ msg string }
@@ -181,8 +185,9 @@ func Transport(ctx context.Context, err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.EPIPE), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return &Error{Err: err, Cut: true}
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
 		return Retryable(err, 0)
 	}
@@ -224,6 +229,7 @@ func (p *Policy) Do(ctx context.Context, attempt func(ctx context.Context) error
 	if sleep == nil {
 		sleep = SleepContext
 	}
+	quick := false
 	for n := 0; ; n++ {
 		err := attempt(ctx)
 		if err == nil {
@@ -239,7 +245,15 @@ func (p *Policy) Do(ctx context.Context, attempt func(ctx context.Context) error
 		if n >= p.MaxRetries {
 			return final(re.Err, n)
 		}
-		d := p.Delay(n, re.After)
+		var d time.Duration
+		switch {
+		case re.Cut && !quick && re.After <= 0:
+			quick = true // the first cut is retried at once
+		case quick:
+			d = p.Delay(n-1, re.After) // backoff as if the quick retry were not there
+		default:
+			d = p.Delay(n, re.After)
+		}
 		if onEvent != nil {
 			onEvent(llm.Event{Type: llm.EvRetry, Attempt: n + 1, Err: re.Err, DelayMS: int(d / time.Millisecond)})
 		}

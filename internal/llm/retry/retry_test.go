@@ -203,3 +203,40 @@ func TestDelayGrowsAndIsCapped(t *testing.T) {
 		}
 	}
 }
+
+// A cut stream or reset connection is retried at once the first time, then
+// with backoff (issue 12.14: the first retry used to wait 0.5–1 s); an
+// overloaded server still gets its backoff from the first retry.
+func TestCutStreamRetriedAtOnceThenBackoff(t *testing.T) {
+	cases := []struct {
+		name  string
+		errs  []error
+		waits []time.Duration
+	}{
+		{"cut, cut, cut", []error{Cut("message_stop", io.ErrUnexpectedEOF), Cut("message_stop", nil), Cut("[DONE]", nil)}, []time.Duration{0, 750 * time.Millisecond, 1500 * time.Millisecond}},
+		{"reset then 429", []error{Transport(context.Background(), fmt.Errorf("read: %w", syscall.ECONNRESET)), HTTPError(429, http.Header{}, "rate_limit_error", "slow")}, []time.Duration{0, 750 * time.Millisecond}},
+		{"503 then the first cut", []error{HTTPError(503, http.Header{}, "overloaded_error", "busy"), Cut("message_stop", nil)}, []time.Duration{750 * time.Millisecond, 0}},
+	}
+	for _, tc := range cases {
+		f := &fakeSleep{}
+		p := testPolicy(f)
+		n := 0
+		var delays []int
+		err := p.Do(context.Background(), func(context.Context) error {
+			if n < len(tc.errs) {
+				n++
+				return tc.errs[n-1]
+			}
+			return nil
+		}, func(e llm.Event) { delays = append(delays, e.DelayMS) })
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if fmt.Sprint(f.waits) != fmt.Sprint(tc.waits) {
+			t.Errorf("%s: waits %v, want %v", tc.name, f.waits, tc.waits)
+		}
+		if len(delays) != len(tc.waits) || delays[0] != int(tc.waits[0]/time.Millisecond) {
+			t.Errorf("%s: retry events announce %v", tc.name, delays)
+		}
+	}
+}
