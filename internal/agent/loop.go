@@ -84,11 +84,9 @@ func (t *turn) run(prompt string) TurnResult {
 			return t.end(StopAborted, "", "interrupted by user")
 		}
 		if t.roundTrips >= a.cfg.MaxTurns {
-			a.pipe.emit(Notice{Level: "warn", Text: fmt.Sprintf("stopped: reached the limit of %d model round trips for one message", a.cfg.MaxTurns)})
-			return t.end(StopMaxTurns, "", "")
+			return t.end(StopMaxTurns, "", fmt.Sprintf("reached the limit of %s for one message", plural(a.cfg.MaxTurns, "model round trip", "model round trips")))
 		}
 		if over, why := a.overBudget(); over {
-			a.pipe.emit(Notice{Level: "warn", Text: "stopped: " + why})
 			return t.end(StopMaxBudget, "", why)
 		}
 		resp, b, err := t.request(maxTokens)
@@ -96,7 +94,6 @@ func (t *turn) run(prompt string) TurnResult {
 			if t.ctx.Err() != nil {
 				return t.end(StopAborted, "", "interrupted by user")
 			}
-			a.pipe.emit(Notice{Level: "error", Text: err.Error()})
 			return t.end(StopError, "", err.Error())
 		}
 		cut := resp.StopReason == llm.StopMaxTokens
@@ -138,10 +135,8 @@ func (t *turn) run(prompt string) TurnResult {
 		case t.ctx.Err() != nil:
 			return t.end(StopAborted, "", "interrupted by user")
 		case runaway != "":
-			a.pipe.emit(Notice{Level: "error", Text: runaway})
 			return t.end(StopError, "", runaway)
 		case stop != "":
-			a.pipe.emit(Notice{Level: "warn", Text: "stopped by hook: " + stop})
 			return t.end(StopError, "", "stopped by hook: "+stop)
 		}
 		if cut {
@@ -156,7 +151,6 @@ func (t *turn) run(prompt string) TurnResult {
 // cutOff ends a turn whose answer kept hitting the output limit.
 func (t *turn) cutOff() TurnResult {
 	msg := fmt.Sprintf("the answer was still cut off by the output limit after %d continuations", maxContinuations)
-	t.a.pipe.emit(Notice{Level: "error", Text: msg})
 	return t.end(StopError, t.carried.String(), msg)
 }
 
@@ -309,7 +303,17 @@ func (t *turn) collect(calls []llm.Block, outs []outcome, truncated []llm.Block)
 	return stop, runaway
 }
 
-// end builds the turn's result and reports it.
+// plural writes n with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// end builds the turn's result and reports it. The stop's explanation
+// travels only in the result (errText), never also as a Notice, so every
+// front-end shows it once.
 func (t *turn) end(reason StopReason, text, errText string) TurnResult {
 	a := t.a
 	a.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -204,7 +205,7 @@ func ResultObject(r agent.TurnResult) Result {
 	}
 	var cost *float64
 	if r.CostUSD >= 0 { // unknown price: never pretend it was free
-		c := r.CostUSD
+		c := roundCost(r.CostUSD)
 		cost = &c
 	}
 	stop := r.StopReason
@@ -460,13 +461,25 @@ func receiptLine(e agent.ToolFinished) string {
 	return fmt.Sprintf("    [%s]\n", e.Elapsed.Round(1e6))
 }
 
+// roundCost drops float noise from a sum of prices (0.021366000000000003
+// becomes 0.021366): a millionth of a cent is far below any price step.
+func roundCost(c float64) float64 { return math.Round(c*1e8) / 1e8 }
+
+// plural writes n with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func usageLine(r agent.TurnResult) string {
 	cost := "unknown"
 	if r.CostUSD >= 0 {
 		cost = fmt.Sprintf("$%.4f", r.CostUSD)
 	}
-	return fmt.Sprintf("hew: %d round trips, %d tool calls, tokens in %d out %d cache read %d write %d, cost %s (estimate), %d ms",
-		r.RoundTrips, r.ToolCalls, r.Usage.InputTokens, r.Usage.OutputTokens, r.Usage.CacheReadTokens, r.Usage.CacheWriteTokens, cost, r.DurationMS)
+	return fmt.Sprintf("hew: %s, %s, tokens in %d out %d cache read %d write %d, cost %s (estimate), %d ms",
+		plural(r.RoundTrips, "round trip", "round trips"), plural(r.ToolCalls, "tool call", "tool calls"), r.Usage.InputTokens, r.Usage.OutputTokens, r.Usage.CacheReadTokens, r.Usage.CacheWriteTokens, cost, r.DurationMS)
 }
 
 func (w *Writer) endProgressLine() {

@@ -308,3 +308,16 @@ func TestJSONWarningsGoToStderr(t *testing.T) {
 		t.Fatalf("stdout %q stderr %q", out.String(), errOut.String())
 	}
 }
+
+// cost_usd carries no float noise from summing prices (issue 12.16).
+func TestCostWithoutFloatNoise(t *testing.T) {
+	var out bytes.Buffer
+	w := New(Options{Format: FormatJSON, Out: &out})
+	w.Finish(agent.TurnResult{StopReason: agent.StopCompleted, CostUSD: 0.021366000000000003, RoundTrips: 1})
+	if !strings.Contains(out.String(), `"cost_usd":0.021366,`) {
+		t.Errorf("result = %s", out.String())
+	}
+	if got := usageLine(agent.TurnResult{RoundTrips: 1, ToolCalls: 1, CostUSD: 0.5}); !strings.Contains(got, "1 round trip, 1 tool call,") {
+		t.Errorf("usage line %q", got)
+	}
+}

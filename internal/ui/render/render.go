@@ -370,6 +370,21 @@ func (r *Renderer) endLine() {
 	}
 }
 
+func orElse(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// countOf writes n and the noun, plural unless n is 1.
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func (r *Renderer) turnEnded(res agent.TurnResult) {
 	r.pause()
 	switch res.StopReason {
@@ -386,9 +401,9 @@ func (r *Renderer) turnEnded(res agent.TurnResult) {
 		}
 		r.line(r.st.red("✗ Error: " + oneLine(msg)))
 	case agent.StopMaxTurns:
-		r.line(r.st.yellow("⏹ Stopped: the turn limit was reached"))
+		r.line(r.st.yellow("⏹ Stopped: " + orElse(res.Err, "the turn limit was reached")))
 	case agent.StopMaxBudget:
-		r.line(r.st.yellow("⏹ Stopped: the token or cost budget was reached"))
+		r.line(r.st.yellow("⏹ Stopped: " + orElse(res.Err, "the token or cost budget was reached")))
 	case agent.StopGoalMet:
 		r.line(r.st.green("✓ Goal met"))
 	case agent.StopGoalImpossible:
@@ -397,8 +412,8 @@ func (r *Renderer) turnEnded(res agent.TurnResult) {
 		r.line(r.st.yellow("⏹ Stopped: " + string(res.StopReason)))
 	}
 	if r.opts.Verbose {
-		r.line(r.st.dim(fmt.Sprintf("· %d round trips · %d tool calls · %s in / %s out · %s · %s",
-			res.RoundTrips, res.ToolCalls, kTokens(res.Usage.InputTokens+res.Usage.CacheReadTokens+res.Usage.CacheWriteTokens),
+		r.line(r.st.dim(fmt.Sprintf("· %s · %s · %s in / %s out · %s · %s",
+			countOf(res.RoundTrips, "round trip"), countOf(res.ToolCalls, "tool call"), kTokens(res.Usage.InputTokens+res.Usage.CacheReadTokens+res.Usage.CacheWriteTokens),
 			kTokens(res.Usage.OutputTokens), FormatCost(res.CostUSD), FormatDuration(time.Duration(res.DurationMS)*time.Millisecond))))
 	}
 	if !r.turnStart.IsZero() && r.now().Sub(r.turnStart) >= r.opts.BellAfter {
