@@ -268,3 +268,24 @@ func BenchmarkCheckShell(b *testing.B) {
 		e.Check(req)
 	}
 }
+
+// BenchmarkCheckLong50 measures the whole decision (rules, floors, the
+// allowlist analysis, the suggestion) for a 50-part compound command.
+func BenchmarkCheckLong50(b *testing.B) {
+	f := newFixture(b, `{"permissions": {"deny": ["run_shell(rm -rf*)"], "ask": ["Bash(git push:*)"], "allow": ["Bash(git log:*)", "Bash(npm test:*)"]}}`)
+	e := f.engine(b, sandboxed)
+	parts := []string{"ls -la", "git status", "git log --oneline | head -3", "grep -rn TODO .", "go vet ./...",
+		"echo $(git rev-parse HEAD)", "cat go.mod", "wc -l main.go", "npm test", "sort -u f"}
+	var cmds []string
+	for i := 0; i < 50; i++ {
+		cmds = append(cmds, parts[i%len(parts)])
+	}
+	req := Request{Tool: "run_shell", Input: shell(strings.Join(cmds, " && ")), Mode: ModeDefault}
+	if v := e.Check(req); v.Decision != Allow {
+		b.Fatalf("%+v", v)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Check(req)
+	}
+}

@@ -253,6 +253,8 @@ type analyser struct {
 	level Level
 	funcs map[string]bool
 	count int
+	// resolved remembers resolve's results for this analysis.
+	resolved map[string]string
 }
 
 // raise lifts the running level to at least l.
@@ -359,6 +361,14 @@ func (z *analyser) walk(root syntax.Node, depth int, nested bool) {
 			z.arithmetic(n)
 		case *syntax.CoprocClause:
 			z.raise(z.unknown("coproc runs a background co-process"))
+		case *syntax.WhileClause, *syntax.ForClause:
+			syntax.Walk(n, func(m syntax.Node) bool {
+				if st, ok := m.(*syntax.Stmt); ok && st.Background {
+					z.danger(ClassForkBomb, "", "a loop starts background jobs, which can exhaust the machine")
+					return false
+				}
+				return true
+			})
 		}
 		return true
 	})

@@ -78,6 +78,23 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 	if buildTools[lname] {
 		if lname == "make" || lname == "gmake" {
 			what = "make"
+			for i, a := range args {
+				if (a == "-f" || a == "--file" || a == "--makefile" || a == "-C" || a == "--directory") && i+1 < len(args) && !projectRelative(args[i+1]) ||
+					strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "--makefile=") || strings.HasPrefix(a, "--directory=") ||
+					len(a) > 2 && (strings.HasPrefix(a, "-f") || strings.HasPrefix(a, "-C")) && !projectRelative(a[2:]) {
+					return LevelUnknown, "make " + a, true
+				}
+				if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && ships(a) {
+					return LevelUnknown, "make " + a + " (a target that ships or deploys)", true
+				}
+			}
+		}
+		if lname == "rake" {
+			for _, a := range args {
+				if ships(a) {
+					return LevelUnknown, "rake " + a + " (a task that ships or deploys)", true
+				}
+			}
 		}
 		if hasFlag(args, "", "--fix", "--write", "-w") && (lname == "prettier" || lname == "eslint" || lname == "ruff" || lname == "biome") {
 			return LevelBuild, lname + " " + sub, true // rewriting sources is still the project's own tooling
@@ -106,9 +123,21 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 	if !known {
 		return 0, "", false
 	}
+	// The subcommand is the first word that is not an option (mvn -q
+	// package, cargo +nightly build), unless the option is itself listed.
+	listed := func(a string) bool {
+		return hasAnyArg([]string{a}, spec.ro...) || hasAnyArg([]string{a}, spec.build...) || hasAnyArg([]string{a}, spec.local...)
+	}
+	for i, a := range args {
+		if listed(a) || !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			sub, args = a, append([]string{a}, args[i+1:]...)
+			break
+		}
+	}
+	what = strings.TrimSpace(lname + " " + sub)
 	// Flags that swap in another program, whatever the tool.
 	for _, a := range args {
-		for _, p := range []string{"-toolexec", "--toolexec", "-exec", "--exec", "--script-shell", "--config-file", "-overlay"} {
+		for _, p := range []string{"-toolexec", "--toolexec", "-exec", "--exec", "--script-shell", "--config-file", "-overlay", "--prefix"} {
 			if a == p || strings.HasPrefix(a, p+"=") {
 				return LevelUnknown, lname + " " + a, true
 			}
@@ -140,6 +169,9 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 		if sub == "run" || sub == "run-script" {
 			if len(args) > 1 {
 				what += " " + args[1]
+				if ships(args[1]) {
+					return LevelUnknown, what + " (a script that ships or deploys)", true
+				}
 			}
 		}
 	case "bundle":
@@ -174,4 +206,30 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 		}
 	}
 	return LevelUnknown, what, true
+}
+
+// ships reports script or target names that publish, deploy or release —
+// not the project's build or tests, whatever the build file says.
+func ships(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range []string{"deploy", "publish", "release", "upload", "push", "ship", "destroy", "rollout", "promote", "install"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectRelative reports a path that stays in the working tree: relative,
+// without climbing out, and not a device.
+func projectRelative(p string) bool {
+	if p == "" || p == "-" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, `\`) || len(p) > 1 && p[1] == ':' {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return false
+		}
+	}
+	return true
 }

@@ -311,10 +311,22 @@ func (z *analyser) git(args []string, text string) Level {
 		if !ok {
 			lvl = max(lvl, z.unknown("`git "+a+"` is not a known-safe git option"))
 		}
+		dir := ""
+		if consumes && i+1 < len(args) {
+			dir = args[i+1]
+		} else if _, v, found := strings.Cut(a, "="); found && strings.HasPrefix(a, "--") {
+			dir = v
+		}
+		if dir != "" && a != "--namespace" && !strings.HasPrefix(a, "--namespace") && !z.scratch(z.resolve(dir)) {
+			lvl = max(lvl, z.unknown("`git "+a+" "+dir+"` uses a repository outside the project, whose configuration can run programs"))
+		}
 		i++
 		if consumes {
 			i++
 		}
+	}
+	if z.opts.Root != "" && !z.scratch(z.cwd) {
+		lvl = max(lvl, z.unknown("`git` runs in "+z.cwd+", outside the project, where a repository's configuration can run programs"))
 	}
 	if i >= len(args) {
 		return lvl

@@ -92,6 +92,10 @@ func (z *analyser) program(name, lname string, words []word, args []string, text
 		if len(words) == 1 {
 			return LevelReadOnly, nil // only redirections, judged on their own
 		}
+	case "xargs":
+		if _, ok := unwrapIdx(words2argv(words)); !ok {
+			return LevelReadOnly, nil // without a command xargs runs echo
+		}
 	}
 	if start, ok := unwrapIdx(words2argv(words)); ok {
 		spec := wrappers[cmdName(words[0].val)]
@@ -172,6 +176,12 @@ func projectWrapper(w string) (string, bool) {
 // read-only, test runners builds, scripts and inline code unknown.
 func (z *analyser) interpreter(name, lname string, words []word, args []string, text string) Level {
 	z.downloadSubst(words, text)
+	if lvl, what, ok := buildLevel(lname, args); ok && lvl != LevelUnknown {
+		if lvl == LevelBuild {
+			z.a.Builds = append(z.a.Builds, "`"+what+"`")
+		}
+		return lvl
+	}
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-V" || args[0] == "-v" || args[0] == "version") {
 		return LevelReadOnly
 	}
@@ -455,7 +465,14 @@ func (z *analyser) writing(lname string, words []word, args []string, text strin
 			}
 		}
 		return lvl, true
-	case "mkdir", "touch", "truncate":
+	case "truncate":
+		for _, o := range ops {
+			if !o.dynamic {
+				z.write(o.val, text)
+			}
+		}
+		return z.unknown("`truncate` destroys file contents"), true
+	case "mkdir", "touch":
 		if len(ops) == 0 {
 			return z.unknown("`" + lname + "` without a target"), true
 		}
@@ -498,6 +515,16 @@ func (z *analyser) writing(lname string, words []word, args []string, text strin
 		}
 		return lvl, true
 	case "ln":
+		// A link to something outside the project turns later writes
+		// through it into writes outside.
+		for i, o := range ops {
+			if i == len(ops)-1 && len(ops) > 1 || targetDir(args) == o.val {
+				break
+			}
+			if o.dynamic || !z.scratch(z.resolve(o.val)) {
+				return z.unknown("`ln` links to " + o.val + ", outside the project"), true
+			}
+		}
 		if t := targetDir(args); t != "" {
 			return z.writeLevel(word{val: t}, text), true
 		}

@@ -7,12 +7,32 @@ import (
 )
 
 // resolve turns a path as written into an absolute, cleaned path with
-// symlinks of its existing prefix resolved.
+// its symlinks resolved. Paths below the (already resolved) project root
+// are walked from the root, and results are remembered for the analysis.
 func (z *analyser) resolve(p string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(z.cwd, p)
 	}
-	return ResolvePath(filepath.Clean(p))
+	p = filepath.Clean(p)
+	if r, ok := z.resolved[p]; ok {
+		return r
+	}
+	var r string
+	var err error
+	if root := z.opts.Root; root != "" && within(p, root) {
+		rel, _ := filepath.Rel(root, p)
+		r, err = resolveFrom(root, rel)
+	} else {
+		r, err = resolvePath(p)
+	}
+	if err != nil {
+		r = unresolvable
+	}
+	if z.resolved == nil {
+		z.resolved = map[string]string{}
+	}
+	z.resolved[p] = r
+	return r
 }
 
 // ResolvePath resolves symlinks along an absolute path, component by
@@ -34,8 +54,14 @@ const unresolvable = "/(unresolvable symlink loop)"
 func resolvePath(p string) (string, error) {
 	p = filepath.Clean(p)
 	vol := filepath.VolumeName(p)
-	rest := strings.Split(strings.TrimPrefix(p[len(vol):], string(filepath.Separator)), string(filepath.Separator))
-	cur := vol + string(filepath.Separator)
+	return resolveFrom(vol+string(filepath.Separator), strings.TrimPrefix(p[len(vol):], string(filepath.Separator)))
+}
+
+// resolveFrom resolves rel below base, a directory whose own path has no
+// symlinks left.
+func resolveFrom(base, rel string) (string, error) {
+	rest := strings.Split(rel, string(filepath.Separator))
+	cur := base
 	hops := 0
 	exists := true
 	for len(rest) > 0 {

@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -67,10 +68,25 @@ func init() {
 	readOnly["unset"] = anyArgs
 }
 
+// namesOnly programs show names and metadata, not file contents.
+var namesOnly = setOf("ls", "dir", "vdir", "stat", "du", "tree", "file", "which", "realpath", "readlink", "basename",
+	"dirname", "test", "[", "[[", "eza", "exa", "fd", "fdfind", "pwd", "df", "cd", "pushd", "get-childitem", "gci", "test-path")
+
 // known judges a program on the allowlist: read-only programs with vetted
 // arguments, and the project's own builds and tests.
 func (z *analyser) known(name, lname string, words []word, args []string) (Level, bool) {
 	if vet, ok := readOnly[lname]; ok {
+		if (lname == "printf" || lname == "read") && z.setsRiskyVar(lname, args) {
+			return LevelUnknown, true
+		}
+		for _, w := range words[1:] {
+			if namesOnly[lname] || w.dynamic || !strings.ContainsAny(w.val, "/~") && !strings.HasPrefix(w.val, ".") {
+				continue
+			}
+			if z.credential(z.resolve(globPrefix(w.val))) {
+				return z.unknown("`" + name + "` reads " + w.val + ", which holds credentials"), true
+			}
+		}
 		if lname == "unset" && hasAnyArg(args, "HISTFILE") {
 			z.danger(ClassHistoryWipe, "unset HISTFILE", "unset HISTFILE stops the shell history from being saved")
 			return LevelUnknown, true
@@ -155,7 +171,7 @@ func vetRg(args []string, _ []word) string {
 		if a == "--" {
 			break
 		}
-		if strings.HasPrefix(a, "--pre") || strings.HasPrefix(a, "--search-zip") {
+		if strings.HasPrefix(a, "--pre") || strings.HasPrefix(a, "--search-zip") || strings.HasPrefix(a, "--hostname-bin") {
 			return a + " runs helper programs"
 		}
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' && !strings.ContainsAny(a, "=") && strings.Contains(a[1:], "z") {
@@ -677,7 +693,13 @@ func (z *analyser) archive(lname string, words []word, args []string, text strin
 				return LevelReadOnly, true
 			}
 			if ops[0].val == "x" {
-				return z.writeLevel(word{val: "."}, text), true
+				dir := "."
+				for _, a := range args {
+					if v, ok := strings.CutPrefix(a, "-o"); ok && v != "" {
+						dir = v
+					}
+				}
+				return z.writeLevel(word{val: dir}, text), true
 			}
 			i = 1
 		}
@@ -719,6 +741,47 @@ func serviceQuery(lname string, args []string) bool {
 		return hasFlag(args, "l", "") && !hasFlag(args, "tbNpRyfF", "") || len(args) == 3 && args[0] == "-l" && args[1] == "-f"
 	case "terraform", "tofu":
 		return hasAnyArg([]string{sub}, "version", "--version")
+	}
+	return false
+}
+
+// setsRiskyVar flags `printf -v PATH …` and `read PATH`, which assign
+// variables as export does.
+func (z *analyser) setsRiskyVar(lname string, args []string) bool {
+	var names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case lname == "printf" && a == "-v" && i+1 < len(args):
+			names = append(names, args[i+1])
+			i++
+		case lname == "read" && (a == "-a" || a == "-p" || a == "-d" || a == "-n" || a == "-N" || a == "-t" || a == "-u" || a == "-i") && i+1 < len(args):
+			if a == "-a" {
+				names = append(names, args[i+1])
+			}
+			i++
+		case lname == "read" && !strings.HasPrefix(a, "-"):
+			names = append(names, a)
+		}
+	}
+	for _, n := range names {
+		if riskyVar(n) || n == "HISTFILE" {
+			z.danger(ClassDynamic, lname+" "+n, lname+" sets "+n+", which changes which programs run")
+			return true
+		}
+	}
+	return false
+}
+
+// credential reports whether abs lies in a credentials store under home.
+func (z *analyser) credential(abs string) bool {
+	if z.opts.Home == "" {
+		return false
+	}
+	for _, f := range credentialPaths {
+		if within(abs, filepath.Join(z.opts.Home, f)) {
+			return true
+		}
 	}
 	return false
 }
