@@ -75,9 +75,9 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("project root %q: %w", o.Root, err)
 	}
 	e := &Engine{
-		root:        shellparse.ResolvePath(root),
-		home:        o.HomeDir,
-		hewHome:     o.HewHome,
+		root:          shellparse.ResolvePath(root),
+		home:          o.HomeDir,
+		hewHome:       o.HewHome,
 		defaultMode:   Mode(s.Permissions.DefaultMode),
 		grants:        map[string]bool{},
 		sandboxed:     o.SandboxActive,
