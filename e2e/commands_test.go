@@ -32,7 +32,7 @@ func TestPermissionsCheck(t *testing.T) {
 		{[]string{"edit_file", `{"file_path":"a.go","old_string":"x","new_string":"y"}`, "--mode", "acceptEdits"}, "allow", "acceptEdits"},
 		{[]string{"write_file", `{"file_path":"a.go","content":"x"}`, "--mode", "plan"}, "deny", "plan"},
 	} {
-		r := s.run(nil, append([]string{"permissions", "check"}, tc.args...)...)
+		r := s.run(nil, append([]string{"permissions", "check", "--trust-project"}, tc.args...)...)
 		if r.code != 0 {
 			t.Errorf("%v: exit %d: %s", tc.args, r.code, r.stderr)
 			continue

@@ -155,7 +155,7 @@ func TestModeFlags(t *testing.T) {
 func TestDefaultModeFromSettings(t *testing.T) {
 	w := newWorld(t)
 	w.write(".hew/settings.json", `{"permissions":{"defaultMode":"acceptEdits"}}`)
-	r := w.hew("-p", "--mock", "--output-format", "stream-json", "hi")
+	r := w.hew("-p", "--mock", "--trust-project", "--output-format", "stream-json", "hi")
 	if m := ofType(events(t, r), "init")[0].str("permission_mode"); m != "acceptEdits" {
 		t.Fatalf("permission_mode = %q, want acceptEdits from settings\n%s", m, r)
 	}

@@ -228,7 +228,7 @@ func TestMemory(t *testing.T) {
 // list|add|remove`, and `hew mcp serve` (hew itself as the server).
 func TestMCPCommands(t *testing.T) {
 	w := newWorld(t)
-	r := w.hew("mcp", "add", "self", "--", hewBin, "mcp", "serve")
+	r := w.hew("mcp", "add", "--scope", "project", "self", "--", hewBin, "mcp", "serve")
 	if r.code != 0 {
 		t.Fatalf("mcp add: exit %d\n%s", r.code, r)
 	}
@@ -244,7 +244,7 @@ func TestMCPCommands(t *testing.T) {
 	if s := cfg.MCPServers["self"]; s.Command != hewBin || strings.Join(s.Args, " ") != "mcp serve" {
 		t.Fatalf(".mcp.json server: %+v", cfg.MCPServers)
 	}
-	r = w.hew("mcp", "add", "--transport", "http", "web", "http://127.0.0.1:9/mcp")
+	r = w.hew("mcp", "add", "--scope", "project", "--transport", "http", "web", "http://127.0.0.1:9/mcp")
 	if r.code != 0 {
 		t.Fatalf("mcp add http: %s", r)
 	}
@@ -333,7 +333,7 @@ func TestMCPEnvExpansion(t *testing.T) {
 	w := newWorld(t)
 	w.write(".mcp.json", `{"mcpServers":{"self":{"command":"`+hewBin+`","args":["mcp","serve"],"env":{"SPEC_VAR":"${SPEC_SRC}-expanded"}}}}`)
 	sc := `{"turns":[{"text":"x","tool_calls":[{"name":"mcp__self__run_shell","input":{"command":"echo val=$SPEC_VAR"}}]},{"text":"done"}]}`
-	r := w.hewEnv(append(w.mockEnv(sc), "SPEC_SRC=from-env"), "-p", "--mock", "--allowed-tools", "mcp__self", "--output-format", "stream-json", "go")
+	r := w.hewEnv(append(w.mockEnv(sc), "SPEC_SRC=from-env"), "-p", "--mock", "--trust-project", "--allowed-tools", "mcp__self", "--output-format", "stream-json", "go")
 	tr := ofType(events(t, r), "tool_result")
 	if len(tr) != 1 || !strings.Contains(tr[0].str("content"), "val=from-env-expanded") {
 		t.Fatalf("env expansion in .mcp.json failed\n%s", r)
@@ -346,7 +346,7 @@ func TestMCPBrokenServer(t *testing.T) {
 	w := newWorld(t)
 	w.write(".mcp.json", `{"mcpServers":{"broken":{"command":"/bin/false"},"nourl":{"type":"http"},
 	  "self":{"command":"`+hewBin+`","args":["mcp","serve"]}}}`)
-	r := w.hew("-p", "--mock", "--output-format", "stream-json", "hi")
+	r := w.hew("-p", "--mock", "--trust-project", "--output-format", "stream-json", "hi")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r)
 	}
@@ -359,7 +359,7 @@ func TestMCPBrokenServer(t *testing.T) {
 			t.Errorf("a failed server's tool is listed: %s", n)
 		}
 	}
-	r = w.hew("-p", "--mock", "hi")
+	r = w.hew("-p", "--mock", "--trust-project", "hi")
 	if r.code != 0 || !strings.Contains(r.stderr, "broken") || !strings.Contains(r.stderr, "nourl") {
 		t.Errorf("text mode does not report the failed servers\n%s", r)
 	}
@@ -371,7 +371,7 @@ func TestMCPProjectOverUser(t *testing.T) {
 	w := newWorld(t)
 	w.write(filepath.Join(w.home, "settings.json"), `{"mcpServers":{"dup":{"command":"/bin/false"}}}`)
 	w.write(".mcp.json", `{"mcpServers":{"dup":{"command":"`+hewBin+`","args":["mcp","serve"]}}}`)
-	r := w.hew("-p", "--mock", "--output-format", "stream-json", "hi")
+	r := w.hew("-p", "--mock", "--trust-project", "--output-format", "stream-json", "hi")
 	if !contains(toolNames(ofType(events(t, r), "init")[0]), "mcp__dup__read_file") {
 		t.Fatalf("the project's dup server (hew mcp serve) did not win over the user's\n%s", r)
 	}

@@ -33,7 +33,7 @@ func TestInvalidRulePosition(t *testing.T) {
 func TestMCPFailureReportedInJSONMode(t *testing.T) {
 	w := newWorld(t)
 	w.write(".mcp.json", `{"mcpServers":{"broken":{"command":"/bin/false"}}}`)
-	r := w.hew("-p", "--mock", "--output-format", "json", "hi")
+	r := w.hew("-p", "--mock", "--trust-project", "--output-format", "json", "hi")
 	if r.code != 0 {
 		t.Fatalf("a broken MCP server must not fail the run\n%s", r)
 	}

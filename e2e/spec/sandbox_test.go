@@ -54,7 +54,7 @@ func TestSandbox(t *testing.T) {
 	} {
 		_ = os.Remove(outside)
 		w.write(".hew/settings.json", c.settings)
-		r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "stream-json", "go")
+		r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--trust-project", "--yolo", "--output-format", "stream-json", "go")
 		tr := ofType(events(t, r), "tool_result")
 		if len(tr) != 1 {
 			t.Fatalf("%s: no run_shell result\n%s", c.settings, r)

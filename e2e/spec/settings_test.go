@@ -21,7 +21,7 @@ func TestHooksFromSettings(t *testing.T) {
 	  "PostToolUse":[{"matcher":"read_file","command":"cat > post.json","timeout":10}]}}`)
 	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"run_shell","input":{"command":"echo ran > ran.txt"}}]},
 	  {"text":"t2","tool_calls":[{"name":"read_file","input":{"file_path":"f.txt"}}]},{"text":"end"}]}`
-	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "json", "go")
+	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--trust-project", "--yolo", "--output-format", "json", "go")
 	res := jsonResult(t, r)
 	if r.code != 0 || res.str("result") != "end" {
 		t.Fatalf("run did not complete\n%s", r)
@@ -116,7 +116,7 @@ func TestPreToolUseHookOutcomes(t *testing.T) {
 			hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{
 				map[string]any{"matcher": "run_shell", "command": c.hook, "timeout": 1}}}})
 			w.write(".hew/settings.json", string(hooks))
-			r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--yolo", "--output-format", "json", "go")
+			r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--trust-project", "--yolo", "--output-format", "json", "go")
 			res := jsonResult(t, r)
 			if r.code != 0 || res.str("result") != "end" {
 				t.Fatalf("a hook outcome took the loop down\n%s", r)

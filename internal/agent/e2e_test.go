@@ -53,7 +53,7 @@ func newE2E(t *testing.T, files map[string]string, scenarioJSON string, mode per
 	if err != nil {
 		t.Fatalf("scenario: %v", err)
 	}
-	settings, err := config.Load(config.Paths{Home: home, Project: root})
+	settings, err := config.Load(config.Paths{Home: home, Project: root, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,6 +104,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		ResumePath:         resume,
 		Version:            Version,
 		Sandbox:            p.sandboxLine,
+		Trust:              p.settings.Trust.Summary(),
 		Notices:            p.notices,
 	})
 }
@@ -116,11 +117,14 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	}
 	p := &parts{o: o, root: root, home: a.hewHome(), homeDir: a.homeDir()}
 	p.stateDir = session.ProjectDir(p.home, root)
-	p.settings, err = config.Load(config.Paths{Home: p.home, Project: root})
+	p.settings, err = a.loadTrusted(root, o.trustProject, !o.print && classifyStdin(a.stdin) == stdinTerminal)
 	if err != nil {
 		return nil, usageErr(err)
 	}
 	p.notices = append(p.notices, p.settings.Warnings...)
+	if err := p.settings.MCPJSONError; err != nil {
+		p.notices = append(p.notices, err.Error())
+	}
 	p.mode, _ = o.mode()
 	if p.mode == "" {
 		if p.mode, err = parseMode(p.settings.Permissions.DefaultMode); err != nil {
@@ -158,13 +162,10 @@ func (a *cli) buildTools(p *parts) error {
 	var roleProblems []string
 	p.roles, roleProblems = subagent.LoadRoles(filepath.Join(p.home, "agents"), filepath.Join(p.root, ".hew", "agents"))
 	p.notices = append(p.notices, roleProblems...)
-	sources, errs := mcp.SettingsSources(p.home, p.root)
-	for _, err := range errs {
-		p.notices = append(p.notices, err.Error())
-	}
 	p.mcp = mcp.NewManager(mcp.LoadConfig(mcp.ConfigOptions{
 		Root:      p.root,
-		Settings:  sources,
+		Settings:  mcp.FromSettings(p.settings.MCPServers, p.home),
+		NoMCPJSON: true, // config read it, subject to the project's trust
 		Files:     p.o.mcpConfig,
 		LookupEnv: a.env.lookup,
 	}), mcp.Options{Env: a.environ, Stderr: fsutil.NewLazyFile(filepath.Join(p.stateDir, "mcp.log")), ClientName: "hew", ClientVersion: Version})

@@ -83,7 +83,7 @@ func (a *cli) doctorCmd(args []string) int {
 	home := a.hewHome()
 	fmt.Fprintf(a.stdout, "%s\nproject %s\nstate   %s\n\n", versionString(), root, home)
 
-	settings, err := config.Load(config.Paths{Home: home, Project: root})
+	settings, err := config.Load(config.Paths{Home: home, Project: root, UserHome: a.homeDir()})
 	if err != nil {
 		r.fail("correct the file at the position named above, or move it aside", "settings: %v", err)
 		settings = config.Default()
@@ -96,12 +96,12 @@ func (a *cli) doctorCmd(args []string) int {
 		for _, w := range settings.Warnings {
 			r.warn("", "settings: %s", w)
 		}
+		doctorTrust(r, settings.Trust)
 	}
-	sources, errs := mcp.SettingsSources(home, root)
-	for _, err := range errs {
-		r.fail("correct the file named above", "mcp servers in settings: %v", err)
+	if err := settings.MCPJSONError; err != nil {
+		r.fail("correct the file at the position named above", "mcp: %v", err)
 	}
-	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: sources, LookupEnv: a.env.lookup})
+	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: mcp.FromSettings(settings.MCPServers, home), NoMCPJSON: true, LookupEnv: a.env.lookup})
 	for _, p := range mc.Problems {
 		r.fail("correct the MCP server definition (see SPEC: command/args/env or type http + url)", "%v", p)
 	}
@@ -124,6 +124,19 @@ func (a *cli) doctorCmd(args []string) int {
 	}
 	fmt.Fprintln(a.stdout, "no problems found")
 	return ExitOK
+}
+
+// doctorTrust reports whether the project's settings that run code or
+// widen permissions apply, and what they are when they do not.
+func doctorTrust(r *doctorReport, t config.Trust) {
+	if !t.Pending() {
+		r.ok("trust: %s", t.Summary())
+		return
+	}
+	r.warn("run hew here in a terminal to review and trust them, or pass --trust-project for one run", "trust: %s", t.Summary())
+	for _, it := range t.Items {
+		fmt.Fprintf(r.out, "      %s: %s\n", it.File, it.Text)
+	}
 }
 
 func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Settings, timeout time.Duration) {

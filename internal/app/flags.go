@@ -37,6 +37,7 @@ type options struct {
 	mcpConfig          []string
 	appendSystemPrompt string
 	verbose            bool
+	trustProject       bool
 	version            bool
 	help               bool
 
@@ -104,6 +105,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.resume, "resume", "", "resume a session by id (no `[ID]`: pick from this directory's sessions)")
 	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "extra MCP server config `FILE` (same shape as .mcp.json); repeatable")
 	fs.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "`TEXT` appended to the system prompt")
+	fs.BoolVar(&o.trustProject, "trust-project", false, "apply this project's settings that run code or widen permissions without asking")
 	fs.BoolVar(&o.verbose, "verbose", false, "show full tool results and timings")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")

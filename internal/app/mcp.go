@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/ui/headless"
 )
@@ -22,9 +23,22 @@ func (a *cli) mcpCmd(args []string) int {
 		LookupEnv: a.env.lookup,
 		Options:   mcp.Options{Env: a.environ, ClientName: "hew", ClientVersion: Version},
 		Stdin:     a.stdin,
+		UserHome:  a.homeDir(),
+		KeepTrust: func(write func() error) error {
+			// The user is adding this server: a trusted project stays trusted.
+			return config.KeepTrust(config.Paths{Home: a.hewHome(), Project: root, UserHome: a.homeDir()}, write)
+		},
+	}
+	if len(args) > 0 && args[0] == "list" {
+		// Only a trusted project's servers are started to be listed.
+		settings, err := a.loadTrusted(root, false, false)
+		if err != nil {
+			return a.fail(usageErr(err))
+		}
+		deps.Settings, deps.NoMCPJSON = mcp.FromSettings(settings.MCPServers, deps.Home), true
 	}
 	if len(args) > 0 && args[0] == "serve" && !helpWanted(args[1:]) {
-		rt, err := a.loadSettings(&options{maxTurns: 50})
+		rt, err := a.loadSettings(&options{maxTurns: 50, print: true}) // stdin is the protocol: never ask
 		if err != nil {
 			return a.fail(err)
 		}

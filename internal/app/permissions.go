@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/session"
 )
@@ -31,6 +30,7 @@ func (a *cli) permissionsCmd(args []string) int {
 	fs.StringVar(&mode, "mode", "", "permission mode (default: the settings' defaultMode)")
 	fs.StringSliceVar(&allowed, "allowed-tools", nil, "extra allow rules, as for a session")
 	fs.StringSliceVar(&disallowed, "disallowed-tools", nil, "extra deny rules, as for a session")
+	trustProject := fs.Bool("trust-project", false, "apply the project's widening settings, as for a session")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return a.errorf(ExitUsage, "permissions: %v", err)
@@ -49,7 +49,7 @@ func (a *cli) permissionsCmd(args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	settings, err := config.Load(config.Paths{Home: a.hewHome(), Project: root})
+	settings, err := a.loadTrusted(root, *trustProject, false)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -17,8 +18,15 @@ type Paths struct {
 	// Home is $HEW_HOME; its settings.json is the user layer.
 	Home string
 	// Project is the project root; .hew/settings.json and
-	// .hew/settings.local.json are the project and local layers.
+	// .hew/settings.local.json are the project and local layers, and its
+	// .mcp.json adds servers.
 	Project string
+	// TrustProject applies the project's widening settings without a
+	// stored trust (--trust-project).
+	TrustProject bool
+	// UserHome expands "~/" in trustedDirectories; empty leaves such
+	// entries unused.
+	UserHome string
 }
 
 // Settings is the merged view of all settings files.
@@ -48,8 +56,15 @@ type Settings struct {
 	Warnings []string
 	// Files lists the settings files that were read, lowest layer first.
 	Files []string
+	// MCPJSONError is set when the project's .mcp.json exists but cannot be
+	// read or parsed; its servers are left out, the rest loads.
+	MCPJSONError error
+	// Trust says whether the project's settings that run code or widen
+	// permissions were applied, and lists them.
+	Trust Trust
 
-	rules []RuleEntry
+	rules    []RuleEntry
+	withheld []RuleEntry
 }
 
 // Permissions is the "permissions" object.
@@ -64,6 +79,48 @@ type Hooks struct {
 	PreToolUse         []Hook
 	PostToolUse        []Hook
 	PostToolUseFailure []Hook
+	UserPromptSubmit   []Hook
+	Stop               []Hook
+	SubagentStop       []Hook
+	PreCompact         []Hook
+	SessionStart       []Hook
+	SessionEnd         []Hook
+}
+
+// HookEvents are the hook events settings may configure (SPEC section 3).
+var HookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
+	"SubagentStop", "PreCompact", "SessionStart", "SessionEnd"}
+
+// Event returns the hooks of one event by its name.
+func (h *Hooks) Event(name string) []Hook {
+	if p := h.slot(name); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (h *Hooks) slot(name string) *[]Hook {
+	switch name {
+	case "PreToolUse":
+		return &h.PreToolUse
+	case "PostToolUse":
+		return &h.PostToolUse
+	case "PostToolUseFailure":
+		return &h.PostToolUseFailure
+	case "UserPromptSubmit":
+		return &h.UserPromptSubmit
+	case "Stop":
+		return &h.Stop
+	case "SubagentStop":
+		return &h.SubagentStop
+	case "PreCompact":
+		return &h.PreCompact
+	case "SessionStart":
+		return &h.SessionStart
+	case "SessionEnd":
+		return &h.SessionEnd
+	}
+	return nil
 }
 
 // Hook is one configured hook command.
@@ -161,50 +218,208 @@ func (s *Settings) Rules() []RuleEntry {
 	return out
 }
 
-// Layer names a settings file to read and how to show it in messages.
+// layer is one settings file to read.
 type layer struct {
 	path    string // file to read
 	display string // how messages name it
+	// claude, when set, is the .claude/ file read for permissions and hooks
+	// when path does not exist.
+	claude, claudeDisplay string
+	project               bool // a project layer: widening settings need trust
 }
 
 func layers(p Paths) []layer {
 	var ls []layer
 	if p.Home != "" {
-		ls = append(ls, layer{filepath.Join(p.Home, "settings.json"), filepath.Join(p.Home, "settings.json")})
+		ls = append(ls, layer{path: filepath.Join(p.Home, "settings.json"), display: filepath.Join(p.Home, "settings.json")})
 	}
 	if p.Project != "" {
-		ls = append(ls,
-			layer{filepath.Join(p.Project, ".hew", "settings.json"), filepath.Join(".hew", "settings.json")},
-			layer{filepath.Join(p.Project, ".hew", "settings.local.json"), filepath.Join(".hew", "settings.local.json")},
-		)
+		for _, name := range []string{"settings.json", "settings.local.json"} {
+			ls = append(ls, layer{
+				path: filepath.Join(p.Project, ".hew", name), display: filepath.Join(".hew", name),
+				claude: filepath.Join(p.Project, ".claude", name), claudeDisplay: filepath.Join(".claude", name),
+				project: true,
+			})
+		}
 	}
 	return ls
 }
 
+// parsedLayer is a layer that was read.
+type parsedLayer struct {
+	f       *File
+	display string
+	data    []byte
+	project bool
+}
+
 // Load reads and merges $HEW_HOME/settings.json < .hew/settings.json <
-// .hew/settings.local.json. Missing files are skipped; a file that cannot be
-// read or parsed is an error naming it.
+// .hew/settings.local.json (each project layer falling back to its
+// .claude/ file for permissions and hooks), plus the servers of .mcp.json.
+// Missing files are skipped; a file that cannot be read or parsed is an
+// error naming it. The project's settings that run code or widen
+// permissions apply only when the project is trusted (see Trust).
 func Load(p Paths) (*Settings, error) {
 	s := Default()
 	s.rules = []RuleEntry{}
+	var read []parsedLayer
 	for _, l := range layers(p) {
-		data, err := os.ReadFile(l.path)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return nil, fmt.Errorf("reading settings %s: %w", l.display, err)
-		}
-		f, warns, err := Parse(data, l.display)
+		pl, ok, err := readLayer(l)
 		if err != nil {
 			return nil, err
 		}
-		s.Warnings = append(s.Warnings, warns...)
-		s.Files = append(s.Files, l.display)
-		s.merge(f, l.display, data)
+		if !ok {
+			continue
+		}
+		read = append(read, pl)
+	}
+	var trustedDirs []string
+	var items []TrustItem
+	for _, pl := range read {
+		if !pl.project {
+			trustedDirs = pl.f.TrustedDirectories
+			continue
+		}
+		if pl.f.TrustedDirectories != nil {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%s: trustedDirectories is only read from the user settings (ignored)", pl.display, keyPos(pl.data, "trustedDirectories")))
+		}
+		_, its := splitWidening(pl.f, pl.display)
+		items = append(items, its...)
+	}
+	mcpJSON, err := readMCPJSON(p.Project)
+	if err != nil {
+		s.MCPJSONError = err
+	} else if mcpJSON != nil {
+		_, its := splitWidening(mcpJSON, ".mcp.json")
+		items = append(items, its...)
+		// Between the shared and the local layer: local settings override
+		// .mcp.json, which overrides .hew/settings.json.
+		at := len(read)
+		for i, pl := range read {
+			if pl.project && filepath.Base(pl.display) == "settings.local.json" {
+				at = i
+			}
+		}
+		read = slices.Insert(read, at, parsedLayer{f: mcpJSON, display: ".mcp.json", project: true})
+	}
+	s.Trust = decideTrust(p, items, trustedDirs)
+	for _, pl := range read {
+		s.Warnings = append(s.Warnings, pl.f.warnings...)
+		if pl.display != ".mcp.json" {
+			s.Files = append(s.Files, pl.display)
+		}
+		f := pl.f
+		if pl.project && !s.Trust.Applied() {
+			if f.Permissions != nil {
+				s.withheld = append(s.withheld, ruleEntries(pl.data, "allow", f.Permissions.Allow, pl.display)...)
+			}
+			f, _ = splitWidening(f, pl.display)
+		}
+		s.merge(f, pl.display, pl.data)
 	}
 	return s, nil
 }
+
+// readLayer reads one layer's file, or its .claude/ stand-in.
+func readLayer(l layer) (parsedLayer, bool, error) {
+	data, err := os.ReadFile(l.path)
+	if err == nil {
+		f, warns, err := Parse(data, l.display)
+		if err != nil {
+			return parsedLayer{}, false, err
+		}
+		f.warnings = warns
+		return parsedLayer{f: f, display: l.display, data: data, project: l.project}, true, nil
+	}
+	if !os.IsNotExist(err) {
+		return parsedLayer{}, false, fmt.Errorf("reading settings %s: %w", l.display, err)
+	}
+	if l.claude == "" {
+		return parsedLayer{}, false, nil
+	}
+	data, err = os.ReadFile(l.claude)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return parsedLayer{}, false, nil
+		}
+		return parsedLayer{}, false, fmt.Errorf("reading settings %s: %w", l.claudeDisplay, err)
+	}
+	f, warns, err := ParseClaude(data, l.claudeDisplay)
+	if err != nil {
+		return parsedLayer{}, false, err
+	}
+	f.warnings = warns
+	return parsedLayer{f: f, display: l.claudeDisplay, data: data, project: l.project}, true, nil
+}
+
+// readMCPJSON reads the project's .mcp.json as a settings file holding only
+// servers; nil when there is none. A broken file is an error to show as a
+// warning: its servers are left out, everything else still loads.
+func readMCPJSON(root string) (*File, error) {
+	if root == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".mcp.json"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading .mcp.json: %w (its servers are not started)", err)
+	}
+	var doc struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%v (its servers are not started)", describe(data, ".mcp.json", err))
+	}
+	return &File{MCPServers: doc.MCPServers}, nil
+}
+
+// decideTrust finds out whether the widening items apply.
+func decideTrust(p Paths, items []TrustItem, trustedDirs []string) Trust {
+	t := Trust{Root: p.Project, Items: items, Hash: hashItems(items)}
+	switch {
+	case len(items) == 0:
+		t.Status = TrustNothing
+	case p.TrustProject:
+		t.Status = TrustFlag
+	case coveredBy(p.Project, p.UserHome, trustedDirs):
+		t.Status = TrustSetting
+	default:
+		t.Status = TrustUntrusted
+		if rec, ok := lookupTrust(p.Home, p.Project); ok {
+			t.Since = rec.TrustedAt
+			t.Status = TrustChanged
+			if rec.Hash == t.Hash {
+				t.Status = TrustStored
+			}
+		}
+	}
+	return t
+}
+
+// ruleEntries gives each rule of one list its file and line:col.
+func ruleEntries(data []byte, kind string, list []string, source string) []RuleEntry {
+	var out []RuleEntry
+	from := keyOffset(data, kind)
+	for _, r := range list {
+		pos := ""
+		if from >= 0 {
+			q, _ := json.Marshal(r)
+			if i := bytes.Index(data[from:], q); i >= 0 {
+				from += i
+				pos = lineCol(data, from)
+				from += len(q)
+			}
+		}
+		out = append(out, RuleEntry{Kind: kind, Rule: r, Source: source, Pos: pos})
+	}
+	return out
+}
+
+// WithheldRules are the allow rules of an untrusted project, not applied;
+// they are still checked, so a mistake in them is reported either way.
+func (s *Settings) WithheldRules() []RuleEntry { return s.withheld }
 
 // merge applies one parsed file on top of s.
 func (s *Settings) merge(f *File, source string, data []byte) {
@@ -238,39 +453,17 @@ func (s *Settings) merge(f *File, source string, data []byte) {
 			kind string
 			list []string
 		}{{"deny", pm.Deny}, {"ask", pm.Ask}, {"allow", pm.Allow}} {
-			from := keyOffset(data, kl.kind)
-			for _, r := range kl.list {
-				pos := ""
-				if from >= 0 {
-					q, _ := json.Marshal(r)
-					if i := bytes.Index(data[from:], q); i >= 0 {
-						from += i
-						pos = lineCol(data, from)
-						from += len(q)
-					}
-				}
-				s.rules = append(s.rules, RuleEntry{Kind: kl.kind, Rule: r, Source: source, Pos: pos})
-			}
+			s.rules = append(s.rules, ruleEntries(data, kl.kind, kl.list, source)...)
 		}
 	}
 	if h := f.Hooks; h != nil {
-		conv := func(in []fileHook) []Hook {
-			out := make([]Hook, 0, len(in))
-			for _, fh := range in {
-				hk := Hook{Command: fh.Command, Source: source}
-				if fh.Matcher != nil {
-					hk.Matcher = *fh.Matcher
-				}
-				if fh.Timeout != nil {
-					hk.Timeout = *fh.Timeout
-				}
-				out = append(out, hk)
+		for _, ev := range h.events() {
+			slot := s.Hooks.slot(ev.name)
+			for _, hk := range ev.list {
+				hk.Source = source
+				*slot = append(*slot, hk)
 			}
-			return out
 		}
-		s.Hooks.PreToolUse = append(s.Hooks.PreToolUse, conv(h.PreToolUse)...)
-		s.Hooks.PostToolUse = append(s.Hooks.PostToolUse, conv(h.PostToolUse)...)
-		s.Hooks.PostToolUseFailure = append(s.Hooks.PostToolUseFailure, conv(h.PostToolUseFailure)...)
 	}
 	names := make([]string, 0, len(f.MCPServers))
 	for name := range f.MCPServers {

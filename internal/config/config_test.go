@@ -41,7 +41,7 @@ func TestLoadMergesLayers(t *testing.T) {
   "permissions": {"ask": ["web_fetch"]},
   "contextWindow": 64000
 }`)
-	s, err := Load(Paths{Home: home, Project: proj})
+	s, err := Load(Paths{Home: home, Project: proj, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,11 @@ type File struct {
 	AutoCompact      *bool                      `json:"autoCompact"`
 	CompactThreshold *float64                   `json:"compactThreshold"`
 	Bell             *bool                      `json:"bell"`
+	// TrustedDirectories (user settings only) trusts every project at or
+	// under these directories.
+	TrustedDirectories []string `json:"trustedDirectories"`
+
+	warnings []string
 }
 
 type filePermissions struct {
@@ -34,16 +39,74 @@ type filePermissions struct {
 	AdditionalDirectories []string `json:"additionalDirectories"`
 }
 
+// fileHooks holds every event's entries as written.
 type fileHooks struct {
 	PreToolUse         []fileHook `json:"PreToolUse"`
 	PostToolUse        []fileHook `json:"PostToolUse"`
 	PostToolUseFailure []fileHook `json:"PostToolUseFailure"`
+	UserPromptSubmit   []fileHook `json:"UserPromptSubmit"`
+	Stop               []fileHook `json:"Stop"`
+	SubagentStop       []fileHook `json:"SubagentStop"`
+	PreCompact         []fileHook `json:"PreCompact"`
+	SessionStart       []fileHook `json:"SessionStart"`
+	SessionEnd         []fileHook `json:"SessionEnd"`
 }
 
+// fileHook is one entry: hew's flat form {matcher, command, timeout} or
+// Claude Code's nested form {matcher, hooks: [{type, command, timeout}]}.
 type fileHook struct {
-	Matcher *string  `json:"matcher"`
+	Matcher *string       `json:"matcher"`
+	Type    string        `json:"type"`
+	Command string        `json:"command"`
+	Timeout *float64      `json:"timeout"`
+	Hooks   []fileHookCmd `json:"hooks"`
+}
+
+// fileHookCmd is one command of a nested entry.
+type fileHookCmd struct {
+	Type    string   `json:"type"`
 	Command string   `json:"command"`
 	Timeout *float64 `json:"timeout"`
+}
+
+// eventHooks is one event's hooks, flattened.
+type eventHooks struct {
+	name string
+	list []Hook
+}
+
+// events flattens every event's entries (nested ones into one hook per
+// command, each with the entry's matcher), in HookEvents order.
+func (h *fileHooks) events() []eventHooks {
+	lists := [][]fileHook{h.PreToolUse, h.PostToolUse, h.PostToolUseFailure, h.UserPromptSubmit, h.Stop,
+		h.SubagentStop, h.PreCompact, h.SessionStart, h.SessionEnd}
+	out := make([]eventHooks, 0, len(lists))
+	for i, list := range lists {
+		ev := eventHooks{name: HookEvents[i]}
+		for _, fh := range list {
+			m := ""
+			if fh.Matcher != nil {
+				m = *fh.Matcher
+			}
+			if len(fh.Hooks) == 0 {
+				ev.list = append(ev.list, Hook{Matcher: m, Command: fh.Command, Timeout: deref(fh.Timeout)})
+			}
+			for _, c := range fh.Hooks {
+				ev.list = append(ev.list, Hook{Matcher: m, Command: c.Command, Timeout: deref(c.Timeout)})
+			}
+		}
+		if len(ev.list) > 0 {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }
 
 type fileSandbox struct {
@@ -69,10 +132,10 @@ func networkMode(raw json.RawMessage) (string, bool) {
 
 // Known keys per object, for unknown-key warnings.
 var (
-	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "$schema"}
+	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "trustedDirectories", "$schema"}
 	permKeys    = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
-	hookEvents  = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"}
-	hookKeys    = []string{"matcher", "command", "timeout", "type"}
+	hookKeys    = []string{"matcher", "command", "timeout", "type", "hooks"}
+	hookCmdKeys = []string{"type", "command", "timeout"}
 	sandboxKeys = []string{"enabled", "network", "allowedDomains", "deniedDomains"}
 )
 
@@ -80,6 +143,53 @@ var (
 // It returns the warnings (unknown keys) and an error naming name, line:col
 // and the reason for invalid JSON, wrong types or invalid values.
 func Parse(data []byte, name string) (*File, []string, error) {
+	return parse(data, name, false)
+}
+
+// ParseClaude decodes a Claude Code settings file (.claude/settings.json)
+// for what hew takes from it: "permissions" and "hooks". Its other keys
+// belong to Claude Code and are skipped silently; hooks of a kind hew does
+// not run (not "command") and events it does not know are skipped with a
+// warning. Positions in messages refer to the file as written.
+func ParseClaude(data []byte, name string) (*File, []string, error) {
+	return parse(keepOnly(data, "permissions", "hooks"), name, true)
+}
+
+// keepOnly blanks the values of every other top-level key, keeping every
+// byte offset (and so every line:col) of what is left. Invalid JSON is
+// returned unchanged for Parse to report.
+func keepOnly(data []byte, keys ...string) []byte {
+	out := append([]byte(nil), data...)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return data
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return data
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return data
+		}
+		end := int(dec.InputOffset())
+		start := end - len(raw)
+		if slices.Contains(keys, key) || len(raw) < 4 {
+			continue
+		}
+		copy(out[start:], "null")
+		for i := start + 4; i < end; i++ {
+			if out[i] != '\n' {
+				out[i] = ' '
+			}
+		}
+	}
+	return out
+}
+
+func parse(data []byte, name string, claude bool) (*File, []string, error) {
 	f := &File{}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil, nil
@@ -107,7 +217,9 @@ func Parse(data []byte, name string) (*File, []string, error) {
 	}
 	var top map[string]json.RawMessage
 	_ = json.Unmarshal(data, &top)
-	warn(top, topKeys, "")
+	if !claude {
+		warn(top, topKeys, "")
+	}
 	if raw, ok := top["permissions"]; ok {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
@@ -123,16 +235,25 @@ func Parse(data []byte, name string) (*File, []string, error) {
 	if raw, ok := top["hooks"]; ok {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
-			warn(m, hookEvents, " in hooks")
-			for _, ev := range hookEvents {
+			warn(m, HookEvents, " in hooks")
+			for _, ev := range HookEvents {
 				var list []map[string]json.RawMessage
 				if json.Unmarshal(m[ev], &list) == nil {
 					for _, h := range list {
 						warn(h, hookKeys, " in hooks."+ev)
+						var cmds []map[string]json.RawMessage
+						if json.Unmarshal(h["hooks"], &cmds) == nil {
+							for _, c := range cmds {
+								warn(c, hookCmdKeys, " in hooks."+ev+"[].hooks")
+							}
+						}
 					}
 				}
 			}
 		}
+	}
+	if claude && f.Hooks != nil {
+		warns = append(warns, dropOtherHooks(f.Hooks, name)...)
 	}
 	if err := validate(f, data, name); err != nil {
 		return nil, nil, err
@@ -156,23 +277,8 @@ func validate(f *File, data []byte, name string) error {
 		}
 	}
 	if h := f.Hooks; h != nil {
-		for _, ev := range []struct {
-			name string
-			list []fileHook
-		}{{"PreToolUse", h.PreToolUse}, {"PostToolUse", h.PostToolUse}, {"PostToolUseFailure", h.PostToolUseFailure}} {
-			for i, hk := range ev.list {
-				if strings.TrimSpace(hk.Command) == "" {
-					return at(ev.name, "hooks.%s[%d]: \"command\" is missing or empty", ev.name, i)
-				}
-				if hk.Timeout != nil && *hk.Timeout < 0 {
-					return at(ev.name, "hooks.%s[%d]: timeout must not be negative", ev.name, i)
-				}
-				if hk.Matcher != nil {
-					if err := CheckMatcher(*hk.Matcher); err != nil {
-						return at(ev.name, "hooks.%s[%d]: matcher %q: %v", ev.name, i, *hk.Matcher, err)
-					}
-				}
-			}
+		if err := validateHooks(h, at); err != nil {
+			return err
 		}
 	}
 	names := make([]string, 0, len(f.MCPServers))
@@ -208,6 +314,88 @@ func validate(f *File, data []byte, name string) error {
 	}
 	if f.CompactThreshold != nil && (*f.CompactThreshold <= 0 || *f.CompactThreshold > 1) {
 		return at("compactThreshold", "compactThreshold must be in (0, 1], got %v", *f.CompactThreshold)
+	}
+	return nil
+}
+
+// dropOtherHooks removes the hooks of a Claude Code file that are not
+// commands (prompt hooks), with a warning each.
+func dropOtherHooks(h *fileHooks, name string) []string {
+	var warns []string
+	for n, list := range []*[]fileHook{&h.PreToolUse, &h.PostToolUse, &h.PostToolUseFailure, &h.UserPromptSubmit, &h.Stop,
+		&h.SubagentStop, &h.PreCompact, &h.SessionStart, &h.SessionEnd} {
+		kept := (*list)[:0]
+		for _, fh := range *list {
+			var cmds []fileHookCmd
+			for _, c := range fh.Hooks {
+				if c.Type == "" || c.Type == "command" {
+					cmds = append(cmds, c)
+				} else {
+					warns = append(warns, fmt.Sprintf("%s: a %q hook of %s is not run by hew (only command hooks; skipped)", name, c.Type, HookEvents[n]))
+				}
+			}
+			if fh.Hooks != nil && len(cmds) == 0 {
+				continue
+			}
+			if fh.Hooks != nil {
+				fh.Hooks = cmds
+			}
+			if fh.Type != "" && fh.Type != "command" {
+				warns = append(warns, fmt.Sprintf("%s: a %q hook of %s is not run by hew (only command hooks; skipped)", name, fh.Type, HookEvents[n]))
+				continue
+			}
+			kept = append(kept, fh)
+		}
+		*list = kept
+	}
+	return warns
+}
+
+// validateHooks checks every entry of every event: a flat entry needs a
+// command, a nested one a non-empty list of command hooks, never both.
+func validateHooks(h *fileHooks, at func(key, format string, args ...any) error) error {
+	lists := [][]fileHook{h.PreToolUse, h.PostToolUse, h.PostToolUseFailure, h.UserPromptSubmit, h.Stop,
+		h.SubagentStop, h.PreCompact, h.SessionStart, h.SessionEnd}
+	for n, list := range lists {
+		ev := HookEvents[n]
+		for i, hk := range list {
+			where := fmt.Sprintf("hooks.%s[%d]", ev, i)
+			if hk.Matcher != nil {
+				if err := CheckMatcher(*hk.Matcher); err != nil {
+					return at(ev, "%s: matcher %q: %v", where, *hk.Matcher, err)
+				}
+			}
+			if hk.Hooks != nil {
+				if hk.Command != "" {
+					return at(ev, "%s: give either \"command\" (hew's form) or \"hooks\" (Claude Code's form), not both", where)
+				}
+				if len(hk.Hooks) == 0 {
+					return at(ev, "%s: \"hooks\" is empty", where)
+				}
+				for j, c := range hk.Hooks {
+					if err := checkHookCmd(c.Type, c.Command, c.Timeout); err != nil {
+						return at(ev, "%s.hooks[%d]: %v", where, j, err)
+					}
+				}
+				continue
+			}
+			if err := checkHookCmd(hk.Type, hk.Command, hk.Timeout); err != nil {
+				return at(ev, "%s: %v", where, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkHookCmd(typ, command string, timeout *float64) error {
+	if typ != "" && typ != "command" {
+		return fmt.Errorf("type %q is not supported (only \"command\" hooks run)", typ)
+	}
+	if strings.TrimSpace(command) == "" {
+		return errors.New("\"command\" is missing or empty")
+	}
+	if timeout != nil && *timeout < 0 {
+		return errors.New("timeout must not be negative")
 	}
 	return nil
 }

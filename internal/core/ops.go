@@ -244,6 +244,8 @@ type Status struct {
 	CacheHitRate float64
 	// MCP is one line per configured MCP server (state, tool count, error).
 	MCP []string
+	// Trust is the project's trust state (Options.Trust); empty shows none.
+	Trust string
 }
 
 // Status reports the session's figures.
@@ -255,7 +257,7 @@ func (s *Session) Status() Status {
 	}
 	u, cost := s.agent.Usage()
 	out := Status{ID: s.ID(), Model: s.Model(), Provider: s.o.ProviderName, Mode: s.Mode(), Usage: u, CostUSD: cost,
-		ContextTokens: st.ContextTokens, Window: st.Window, CacheHitRate: rate}
+		ContextTokens: st.ContextTokens, Window: st.Window, CacheHitRate: rate, Trust: s.o.Trust}
 	if s.o.MCP != nil {
 		for _, m := range s.o.MCP.Status() {
 			line := fmt.Sprintf("%s: %s, %d tools", m.Name, m.State, m.Tools)

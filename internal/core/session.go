@@ -87,6 +87,9 @@ type Options struct {
 	// Sandbox says in one line how run_shell is confined, for the
 	// environment block of the prompt.
 	Sandbox string
+	// Trust says in one line whether the project's settings that run code
+	// or widen permissions apply (config.Trust.Summary), for /status.
+	Trust string
 	// Notices are warnings gathered while building (sandbox off, settings),
 	// shown once: in the banner (TakeNotices) or before the first turn.
 	Notices []string

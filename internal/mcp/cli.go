@@ -25,6 +25,14 @@ type Deps struct {
 	// Settings are the mcpServers of the settings files; nil reads them with
 	// SettingsSources(Home, Root).
 	Settings []Source
+	// UserHome is the user's home directory (~/.claude.json for --from-claude).
+	UserHome string
+	// KeepTrust wraps a write to the project's settings made on the user's
+	// behalf, so a trusted project stays trusted (config.KeepTrust); nil
+	// writes directly.
+	KeepTrust func(write func() error) error
+	// NoMCPJSON: Settings already hold the servers of .mcp.json.
+	NoMCPJSON bool
 	// MCPConfigFiles are --mcp-config values.
 	MCPConfigFiles []string
 	// LookupEnv resolves ${VAR} in server definitions; nil uses os.LookupEnv.
@@ -39,19 +47,22 @@ type Deps struct {
 }
 
 const usage = `usage:
-  hew mcp list [--json]                 configured servers, their state and tool count
-  hew mcp add [flags] NAME COMMAND [ARGS...]   add a stdio server
-  hew mcp add --transport http [flags] NAME URL
+  hew mcp list [--json]                      configured servers, their state and tool count
+  hew mcp get NAME                           one server's definition and where it is
+  hew mcp add [flags] NAME -- COMMAND [ARGS...]   add a stdio server
+  hew mcp add [flags] --transport http|sse NAME URL
+  hew mcp add-json [--scope SCOPE] NAME JSON  add a server from its JSON definition
+  hew mcp add --from-claude [--scope SCOPE]  import this project's servers from ~/.claude.json
   hew mcp remove [--scope SCOPE] NAME
-  hew mcp serve                         hew's own tools as an MCP server on stdio
+  hew mcp serve [permission flags]           hew's own tools as an MCP server on stdio
 
-add flags:
-  --scope project|user|local   project: .mcp.json (default); user: $HEW_HOME/settings.json;
-                               local: .hew/settings.local.json
-  --transport stdio|http|sse   (default stdio)
-  -e, --env KEY=VALUE          environment for a stdio server (repeatable)
-  -H, --header "Name: value"   header for an http server (repeatable)
-  Put flags before NAME; use -- before a command whose arguments start with "-".
+add flags (before or after NAME; everything after -- is the server's command):
+  -s, --scope local|project|user   local: .hew/settings.local.json, this machine only (default);
+                                   project: .mcp.json, shared with the repository;
+                                   user: $HEW_HOME/settings.json, every project
+  -t, --transport stdio|http|sse   (default stdio)
+  -e, --env KEY=VALUE              environment for a stdio server (repeatable)
+  -H, --header "Name: value"       header for an http or sse server (repeatable)
 `
 
 // Command runs `hew mcp ARGS...` and returns the exit code (0 ok, 1 runtime
@@ -66,7 +77,7 @@ func Command(args []string, stdout, stderr io.Writer, deps Deps) int {
 	}
 	for _, a := range args[1:] {
 		// The arguments of an added server's command are not ours.
-		if a == "--" || (args[0] == "add" && !strings.HasPrefix(a, "-")) {
+		if a == "--" || (args[0] == "add-json" && !strings.HasPrefix(a, "-")) {
 			break
 		}
 		if a == "-h" || a == "--help" {
@@ -83,6 +94,10 @@ func Command(args []string, stdout, stderr io.Writer, deps Deps) int {
 		return cmdList(ctx, args[1:], stdout, stderr, deps)
 	case "add":
 		return cmdAdd(args[1:], stdout, stderr, deps)
+	case "add-json":
+		return cmdAddJSON(args[1:], stdout, stderr, deps)
+	case "get":
+		return cmdGet(args[1:], stdout, stderr, deps)
 	case "remove", "rm":
 		return cmdRemove(args[1:], stdout, stderr, deps)
 	case "serve":
@@ -137,7 +152,7 @@ func loadForCLI(deps Deps) (*Config, []error) {
 	if settings == nil {
 		settings, errs = SettingsSources(deps.Home, deps.Root)
 	}
-	cfg := LoadConfig(ConfigOptions{Root: deps.Root, Settings: settings, Files: deps.MCPConfigFiles, LookupEnv: deps.LookupEnv})
+	cfg := LoadConfig(ConfigOptions{Root: deps.Root, Settings: settings, Files: deps.MCPConfigFiles, LookupEnv: deps.LookupEnv, NoMCPJSON: deps.NoMCPJSON})
 	return cfg, errs
 }
 
@@ -202,12 +217,12 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // scopeFile is the file a scope's servers are written to.
 func scopeFile(scope string, deps Deps) (string, error) {
 	switch scope {
-	case "", ScopeProject:
+	case ScopeProject:
 		if deps.Root == "" {
 			return "", errors.New("no project root")
 		}
 		return filepath.Join(deps.Root, ".mcp.json"), nil
-	case ScopeLocal:
+	case "", ScopeLocal:
 		if deps.Root == "" {
 			return "", errors.New("no project root")
 		}
@@ -218,98 +233,7 @@ func scopeFile(scope string, deps Deps) (string, error) {
 		}
 		return filepath.Join(deps.Home, "settings.json"), nil
 	}
-	return "", fmt.Errorf("unknown scope %q (want project, user or local)", scope)
-}
-
-// addDef is the JSON written for a new server; field order is the order
-// users expect to read.
-type addDef struct {
-	Type    string            `json:"type,omitempty"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-}
-
-func cmdAdd(args []string, stdout, stderr io.Writer, deps Deps) int {
-	fset := pflag.NewFlagSet("hew mcp add", pflag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.SetInterspersed(false)
-	scope := fset.String("scope", ScopeProject, "project, user or local")
-	transport := fset.String("transport", "stdio", "stdio, http or sse")
-	envs := fset.StringArrayP("env", "e", nil, "KEY=VALUE")
-	headers := fset.StringArrayP("header", "H", nil, "Name: value")
-	if err := fset.Parse(args); err != nil {
-		return 2
-	}
-	rest := fset.Args()
-	if len(rest) > 1 && rest[1] == "--" { // hew mcp add NAME -- COMMAND ARGS...
-		rest = append(rest[:1:1], rest[2:]...)
-	}
-	if len(rest) < 2 {
-		fmt.Fprint(stderr, "hew mcp add: need NAME and a command or URL\n\n"+usage)
-		return 2
-	}
-	name := rest[0]
-	if !validName.MatchString(name) {
-		fmt.Fprintf(stderr, "hew mcp add: server name %q may only use letters, digits, _ and -\n", name)
-		return 2
-	}
-	def := addDef{}
-	switch *transport {
-	case "stdio":
-		def.Command, def.Args = rest[1], rest[2:]
-		for _, e := range *envs {
-			k, v, ok := strings.Cut(e, "=")
-			if !ok || k == "" {
-				fmt.Fprintf(stderr, "hew mcp add: --env %q is not KEY=VALUE\n", e)
-				return 2
-			}
-			if def.Env == nil {
-				def.Env = map[string]string{}
-			}
-			def.Env[k] = v
-		}
-	case "http", "sse":
-		if len(rest) != 2 || !(strings.HasPrefix(rest[1], "http://") || strings.HasPrefix(rest[1], "https://")) {
-			fmt.Fprintf(stderr, "hew mcp add: an %s server takes NAME and one http(s) URL\n", *transport)
-			return 2
-		}
-		def.Type, def.URL = *transport, rest[1]
-		for _, h := range *headers {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				fmt.Fprintf(stderr, "hew mcp add: --header %q is not \"Name: value\"\n", h)
-				return 2
-			}
-			if def.Headers == nil {
-				def.Headers = map[string]string{}
-			}
-			def.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	default:
-		fmt.Fprintf(stderr, "hew mcp add: unknown transport %q (want stdio, http or sse)\n", *transport)
-		return 2
-	}
-	path, err := scopeFile(*scope, deps)
-	if err != nil {
-		fmt.Fprintln(stderr, "hew mcp add:", err)
-		return 2
-	}
-	raw, _ := json.Marshal(def)
-	err = editServers(path, func(servers []member) ([]member, error) {
-		if find(servers, name) >= 0 {
-			return nil, fmt.Errorf("server %q already exists in %s; remove it first", name, path)
-		}
-		return append(servers, member{name, raw}), nil
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "hew mcp add:", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "Added MCP server %q to %s\n", name, path)
-	return 0
+	return "", fmt.Errorf("unknown scope %q (want local, project or user)", scope)
 }
 
 func cmdRemove(args []string, stdout, stderr io.Writer, deps Deps) int {

@@ -32,7 +32,7 @@ func readJSON(t *testing.T, path string) map[string]any {
 func TestAddRemoveProjectFile(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
 	deps := Deps{Root: root, Home: home}
-	code, out, errs := cli(t, deps, "add", "-e", "TOKEN=${TOKEN}", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", ".")
+	code, out, errs := cli(t, deps, "add", "--scope", "project", "fs", "-e", "TOKEN=${TOKEN}", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", ".")
 	if code != 0 {
 		t.Fatalf("add: %d %s", code, errs)
 	}
@@ -50,10 +50,10 @@ func TestAddRemoveProjectFile(t *testing.T) {
 		t.Errorf("added server must load back: %+v %v", cfg.Servers, cfg.Problems)
 	}
 
-	if code, _, errs := cli(t, deps, "add", "fs", "other"); code != 1 || !strings.Contains(errs, "already exists") {
+	if code, _, errs := cli(t, deps, "add", "-s", "project", "fs", "other"); code != 1 || !strings.Contains(errs, "already exists") {
 		t.Errorf("duplicate add: %d %q", code, errs)
 	}
-	if code, _, _ := cli(t, deps, "add", "--transport", "http", "-H", "Authorization: Bearer x", "web", "http://127.0.0.1:1/mcp"); code != 0 {
+	if code, _, _ := cli(t, deps, "add", "--scope=project", "--transport", "http", "-H", "Authorization: Bearer x", "web", "http://127.0.0.1:1/mcp"); code != 0 {
 		t.Fatal("add http failed")
 	}
 	web := readJSON(t, mcpPath)["mcpServers"].(map[string]any)["web"].(map[string]any)
@@ -81,7 +81,7 @@ func TestAddLocalScopePreservesOtherContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	deps := Deps{Root: root, Home: home}
-	if code, _, errs := cli(t, deps, "add", "--scope", "local", "new", "srv", "--flag"); code != 0 {
+	if code, _, errs := cli(t, deps, "add", "--scope", "local", "new", "--", "srv", "--flag"); code != 0 {
 		t.Fatalf("add: %s", errs)
 	}
 	data, _ := os.ReadFile(local)
@@ -138,11 +138,11 @@ func TestCLIUsageErrors(t *testing.T) {
 			t.Errorf("%v: code %d stderr %q, want %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
 	}
-	if code, _, errs := cli(t, deps, "add", "x", "y"); code != 0 {
+	if code, _, errs := cli(t, deps, "add", "-s", "project", "x", "y"); code != 0 {
 		t.Fatal(errs)
 	}
 	writeFile(t, filepath.Join(root, ".mcp.json"), "{broken")
-	if code, _, errs := cli(t, deps, "add", "z", "y"); code != 1 || !strings.Contains(errs, ".mcp.json") {
+	if code, _, errs := cli(t, deps, "add", "-s", "project", "z", "y"); code != 1 || !strings.Contains(errs, ".mcp.json") {
 		t.Errorf("a broken file must not be overwritten: %d %q", code, errs)
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, ".mcp.json")); string(data) != "{broken" {
@@ -217,10 +217,10 @@ func TestSubcommandHelp(t *testing.T) {
 
 func TestAddKeepsServerHelpFlag(t *testing.T) {
 	root := t.TempDir()
-	if code, _, errs := cli(t, Deps{Root: root}, "add", "srv", "tool", "--help"); code != 0 {
+	if code, _, errs := cli(t, Deps{Root: root}, "add", "srv", "--", "tool", "--help"); code != 0 {
 		t.Fatal(errs)
 	}
-	args := readJSON(t, filepath.Join(root, ".mcp.json"))["mcpServers"].(map[string]any)["srv"].(map[string]any)["args"].([]any)
+	args := readJSON(t, filepath.Join(root, ".hew", "settings.local.json"))["mcpServers"].(map[string]any)["srv"].(map[string]any)["args"].([]any)
 	if len(args) != 1 || args[0] != "--help" {
 		t.Errorf("args = %v", args)
 	}

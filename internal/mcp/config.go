@@ -105,6 +105,9 @@ type ConfigOptions struct {
 	Files []string
 	// LookupEnv resolves ${VAR}; nil uses os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// NoMCPJSON skips Root's .mcp.json: the caller passed its servers in
+	// Settings already (internal/config reads it, subject to trust).
+	NoMCPJSON bool
 }
 
 // LoadConfig gathers servers from every source. A bad file or server is
@@ -116,7 +119,7 @@ func LoadConfig(opts ConfigOptions) *Config {
 	}
 	cfg := &Config{}
 	sources := append([]Source(nil), opts.Settings...)
-	if opts.Root != "" {
+	if opts.Root != "" && !opts.NoMCPJSON {
 		p := filepath.Join(opts.Root, ".mcp.json")
 		if src, err := readServersFile(p, ScopeProject); err != nil {
 			if !errors.Is(err, os.ErrNotExist) {

@@ -154,11 +154,11 @@ func TestFromSettings(t *testing.T) {
 	writeFile(t, filepath.Join(home, "settings.json"), `{"mcpServers": {"shared": {"command": "user"}, "mine": {"command": "u"}}}`)
 	writeFile(t, filepath.Join(root, ".hew", "settings.local.json"), `{"mcpServers": {"loc": {"command": "l"}}}`)
 	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"shared": {"command": "from-mcp-json"}, "loc": {"command": "mcp-json-loc"}}}`)
-	s, err := config.Load(config.Paths{Home: home, Project: root})
+	s, err := config.Load(config.Paths{Home: home, Project: root, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := LoadConfig(ConfigOptions{Root: root, Settings: FromSettings(s.MCPServers, home)})
+	cfg := LoadConfig(ConfigOptions{Root: root, Settings: FromSettings(s.MCPServers, home), NoMCPJSON: true})
 	got := map[string]string{}
 	for _, sc := range cfg.Servers {
 		got[sc.Name] = sc.Command + "@" + sc.Scope

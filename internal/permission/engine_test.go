@@ -37,7 +37,7 @@ func newFixture(t testing.TB, projectSettings string) fixture {
 
 func (f fixture) engine(t testing.TB, extra ...func(*Options)) *Engine {
 	t.Helper()
-	s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root})
+	s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

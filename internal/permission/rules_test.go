@@ -58,7 +58,7 @@ func TestParseRule(t *testing.T) {
 
 func TestInvalidRulesNameTheirSource(t *testing.T) {
 	f := newFixture(t, `{"permissions": {"deny": ["Shell(rm)"], "allow": ["Bash()"]}}`)
-	s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root})
+	s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root, TrustProject: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -205,6 +205,9 @@ func (ss *session) statusLines() []string {
 	for _, m := range info.MCP {
 		lines = append(lines, row("mcp", m))
 	}
+	if info.Trust != "" {
+		lines = append(lines, row("trust", info.Trust))
+	}
 	return lines
 }
 

@@ -336,10 +336,10 @@ func TestLoopStopsOnCtrlC(t *testing.T) {
 func TestStatusShowsMCPServers(t *testing.T) {
 	rg := newRig(strings.NewReader("/status\n"))
 	rg.ag.status = func() core.Status {
-		return core.Status{ID: "s", CacheHitRate: -1, MCP: []string{"db: failed, 0 tools — server crashed 3 times"}}
+		return core.Status{ID: "s", CacheHitRate: -1, MCP: []string{"db: failed, 0 tools — server crashed 3 times"}, Trust: "not trusted: 1 hook ignored"}
 	}
 	Run(context.Background(), rg.opts)
-	if out := rg.out.String(); !strings.Contains(out, "db: failed, 0 tools — server crashed 3 times") {
+	if out := rg.out.String(); !strings.Contains(out, "db: failed, 0 tools — server crashed 3 times") || !strings.Contains(out, "trust") || !strings.Contains(out, "not trusted: 1 hook ignored") {
 		t.Fatalf("status:\n%s", out)
 	}
 }
