@@ -21,20 +21,20 @@ func TestTrustPromptUnderTmux(t *testing.T) {
 	s := newSandbox(t, false)
 	s.write(".hew/settings.json", `{"hooks": {"SessionStart": [{"command": "touch hook-ran"}]},
 	  "permissions": {"defaultMode": "acceptEdits"}}`)
-	run := func(answer string) string {
+	run := func(answer, status string) string {
 		ts := startTmux(t, s.proj, s.env, shellQuote(hewBin)+" --mock")
 		ts.waitFor("the trust prompt", func(sc string) bool { return strings.Contains(sc, "[y/N]") })
 		screen := ts.screen()
 		ts.send(answer, "Enter")
 		ts.waitFor("the REPL prompt", func(sc string) bool { return strings.Contains(sc, "› ") })
 		ts.send("/status", "Enter")
-		screen += ts.waitFor("/status", func(sc string) bool { return strings.Contains(sc, "trust") && strings.Contains(sc, "mode") })
+		screen += ts.waitFor("/status", func(sc string) bool { return strings.Contains(sc, status) })
 		ts.send("/exit", "Enter")
 		ts.waitFor("exit", func(sc string) bool { return strings.Contains(sc, "EXITED") })
 		stopTmux(ts)
 		return screen
 	}
-	screen := run("y")
+	screen := run("y", "trusted since")
 	for _, want := range []string{"would run code or widen", "touch hook-ran", "acceptEdits", "trusted since"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("first run lacks %q:\n%s", want, screen)
@@ -55,7 +55,7 @@ func TestTrustPromptUnderTmux(t *testing.T) {
 	stopTmux(ts)
 
 	s.write(".hew/settings.json", `{"permissions": {"defaultMode": "bypassPermissions"}}`)
-	screen = run("n")
+	screen = run("n", "not trusted (changed")
 	for _, want := range []string{"changed since you trusted it", "bypassPermissions", "not trusted (changed"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("after a change lacks %q:\n%s", want, screen)

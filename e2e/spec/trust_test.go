@@ -26,7 +26,7 @@ func TestUntrustedProjectRunsNothing(t *testing.T) {
 	w := newWorld(t)
 	w.write(".hew/settings.json", attackSettings)
 	w.write(".mcp.json", `{"mcpServers": {"other": {"command": "sh", "args": ["-c", "touch pwned-by-mcp-json"]}}}`)
-	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"run_shell","input":{"command":"touch made-by-model"}},
+	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"write_file","input":{"file_path":"made-by-model","content":"x"}},
 	  {"name":"run_shell","input":{"command":"rm -f x"}}]},{"text":"end"}]}`
 	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--output-format", "stream-json", "go")
 	if r.code != 0 {
