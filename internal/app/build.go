@@ -117,7 +117,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	}
 	p := &parts{o: o, root: root, home: a.hewHome(), homeDir: a.homeDir()}
 	p.stateDir = session.ProjectDir(p.home, root)
-	p.settings, err = a.loadTrusted(root, o.trustProject, !o.print && classifyStdin(a.stdin) == stdinTerminal)
+	p.settings, err = a.loadTrusted(root, o.trustProject, !o.print && term.ClassifyStdin(a.stdin) == term.StdinTerminal)
 	if err != nil {
 		return nil, usageErr(err)
 	}
