@@ -76,7 +76,7 @@ func (t *turn) run(prompt string) TurnResult {
 		req := a.buildRequest(a.cfg.MaxOutputTokens)
 		a.replaceHistory(a.cfg.Context.AtTurnStart(t.ctx, req), req.Messages)
 	}
-	maxTokens := a.cfg.MaxOutputTokens
+	maxTokens, ceiling := t.outputLimits()
 	escalated := false
 	continuations := 0
 	for {
@@ -97,14 +97,16 @@ func (t *turn) run(prompt string) TurnResult {
 			return t.end(StopError, "", err.Error())
 		}
 		cut := resp.StopReason == llm.StopMaxTokens
-		if cut && !escalated {
+		if cut && !escalated && maxTokens < ceiling {
+			// Really escalate: the first request asked for less than the
+			// ceiling. The streamed text is void, announced like a retry.
 			escalated = true
-			if higher := t.higherLimit(maxTokens); higher > 0 {
-				maxTokens = higher
-				b.discard()
-				a.pipe.emit(Notice{Level: "warn", Text: fmt.Sprintf("the answer hit the output limit; retrying with max_tokens=%d", higher)})
-				continue
-			}
+			reason := fmt.Sprintf("the answer hit the output limit of %d tokens; asking again with max_tokens=%d", maxTokens, ceiling)
+			maxTokens = ceiling
+			b.discard()
+			a.pipe.emit(Retrying{Attempt: 1, Reason: reason})
+			a.pipe.emit(Notice{Level: "warn", Text: reason})
+			continue
 		}
 		msg, truncated := t.assistantMessage(resp, b, cut)
 		if len(msg.Content) > 0 {
@@ -221,14 +223,27 @@ func (t *turn) onEvent(b *batch, ev llm.Event) {
 	}
 }
 
-// higherLimit is the output limit for the one retry after a cut-off answer,
-// or 0 when the limit cannot be raised.
-func (t *turn) higherLimit(cur int) int {
-	max := llm.LookupModel(t.a.Model()).MaxOutput
-	if cur == 0 || cur < max {
-		return max
+// Output limits: the first request asks for escalationStart tokens (or
+// the model's limit, if lower); an answer cut there is asked once more
+// with the ceiling, after which a cut answer is continued instead.
+const (
+	escalationStart   = 16000
+	escalationCeiling = 64000
+)
+
+// outputLimits are the first request's max_tokens and the one escalation's.
+// An explicit MaxOutputTokens is kept (no escalation); for a model hew does
+// not know the adapter's default applies and a cut answer is continued.
+func (t *turn) outputLimits() (start, ceiling int) {
+	if n := t.a.cfg.MaxOutputTokens; n > 0 {
+		return n, n
 	}
-	return 0
+	info := llm.LookupModel(t.a.Model())
+	if !info.Known || info.MaxOutput <= 0 {
+		return 0, 0
+	}
+	ceiling = min(info.MaxOutput, escalationCeiling)
+	return min(escalationStart, ceiling), ceiling
 }
 
 // assistantMessage is the answer as it goes into the history. For an answer

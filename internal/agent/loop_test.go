@@ -243,15 +243,47 @@ func TestMaxTokensEscalatesThenContinues(t *testing.T) {
 	if res.StopReason != StopCompleted || res.Text != "Part one. Part two. Part three." {
 		t.Fatalf("result = %+v", res)
 	}
+	// Issue 12.10: the escalation really raises the limit (16K, then the
+	// mock model's 32K), and the void text is announced like a retry.
 	reqs := p.Requests()
-	if reqs[0].MaxTokens != 0 || reqs[1].MaxTokens != llm.LookupModel("mock").MaxOutput || reqs[2].MaxTokens != reqs[1].MaxTokens {
+	if reqs[0].MaxTokens != 16000 || reqs[1].MaxTokens != llm.LookupModel("mock").MaxOutput || reqs[2].MaxTokens != reqs[1].MaxTokens {
 		t.Fatalf("max tokens = %d %d %d", reqs[0].MaxTokens, reqs[1].MaxTokens, reqs[2].MaxTokens)
+	}
+	if rs := eventsOf[Retrying](h.ev); len(rs) != 1 || !strings.Contains(rs[0].Reason, "output limit of 16000") {
+		t.Fatalf("retry events = %+v", rs)
 	}
 	last := reqs[2].Messages[len(reqs[2].Messages)-1]
 	if !strings.Contains(last.Text(), "Continue exactly where you stopped") {
 		t.Fatalf("continuation message = %q", last.Text())
 	}
 	h.checkInvariants()
+}
+
+// A request already at the ceiling is never resent identically: a cut
+// answer goes straight to continuation (issue 12.10).
+func TestMaxTokensAtCeilingContinuesAtOnce(t *testing.T) {
+	cut := llm.StopMaxTokens
+	for _, tc := range []struct {
+		name string
+		opt  func(*Config)
+	}{
+		{"explicit limit", func(c *Config) { c.MaxOutputTokens = 4000 }},
+		{"unknown model", func(c *Config) { c.Model = "some-local-model" }},
+	} {
+		p := agenttest.NewProvider(step{Text: "Part one. ", Stop: cut}, step{Text: "Part two."})
+		h := newHarness(t, p, nil, tc.opt)
+		res := h.a.Run(context.Background(), "write a lot")
+		reqs := p.Requests()
+		if res.Text != "Part one. Part two." || len(reqs) != 2 || reqs[0].MaxTokens != reqs[1].MaxTokens {
+			t.Fatalf("%s: result %+v after %d requests", tc.name, res, len(reqs))
+		}
+		if !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text(), "Continue exactly where you stopped") {
+			t.Fatalf("%s: second request is not a continuation", tc.name)
+		}
+		if len(eventsOf[Retrying](h.ev)) != 0 {
+			t.Fatalf("%s: a continuation announced discarded text", tc.name)
+		}
+	}
 }
 
 func TestMaxTokensGivesUpAfterThreeContinuations(t *testing.T) {
