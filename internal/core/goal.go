@@ -94,7 +94,7 @@ func (s *Session) evalGoal(ctx context.Context, cond string) (goalVerdict, error
 	s.mu.Lock()
 	prov := s.provider
 	s.mu.Unlock()
-	resp, err := prov.Stream(ctx, req, func(llm.Event) {})
+	resp, err := llm.Metered{Provider: prov, OnUsage: s.countSide}.Stream(ctx, req, func(llm.Event) {})
 	if err != nil {
 		return goalVerdict{}, err
 	}

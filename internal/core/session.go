@@ -160,7 +160,7 @@ func New(o Options) (*Session, error) {
 	o.Env.SessionID = s.rec.ID()
 	s.registerTools()
 	s.ctxMgr = compact.New(compact.Options{
-		Provider:     o.Provider, // Model left empty: summaries use the request's model (SetModel switches)
+		Provider:     llm.Metered{Provider: o.Provider, OnUsage: s.countSide}, // Model left empty: summaries use the request's model (SetModel switches)
 		Window:       o.ContextWindow,
 		Threshold:    o.CompactThreshold,
 		Auto:         o.AutoCompact,
@@ -247,6 +247,14 @@ func (s *Session) registerTools() {
 	}
 	s.wakeup = &wakeup.Tool{}
 	reg.Register(s.wakeup)
+}
+
+// countSide adds a side request's usage (compaction summary, goal
+// evaluator) to the session's totals, so budgets and /cost include it.
+func (s *Session) countSide(model string, u llm.Usage) {
+	if s.agent != nil {
+		s.agent.AddUsage(model, u)
+	}
 }
 
 // agentConfig is the agent configuration as it is now (provider, model,

@@ -356,3 +356,32 @@ func TestNewNeedsAProvider(t *testing.T) {
 		t.Fatal("New without a provider succeeded")
 	}
 }
+
+// Side requests count: a compaction summary and the goal evaluator add to
+// the session's usage, so budgets, /cost and the result include them
+// (issue 12.11). The scripted provider answers side purposes with 10 in, 5 out.
+func TestSideRequestsAreCounted(t *testing.T) {
+	var steps []agenttest.Step
+	for i := 0; i < 6; i++ {
+		steps = append(steps, agenttest.Step{Text: strings.Repeat("a long answer about the code. ", 200)})
+	}
+	r := newRig(t, append(steps, agenttest.Step{Text: "done, tests pass"})...)
+	r.prov.Side = map[llm.Purpose]string{llm.PurposeCompact: "Summary: the user said hello.", llm.PurposeGoalEval: `{"ok": true, "reason": "ok"}`}
+	s := r.session(t, nil)
+	for i := 0; i < 6; i++ {
+		s.Submit(context.Background(), strings.Repeat("tell me more about it. ", 200))
+	}
+	before, _ := s.Usage()
+	if err := s.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Usage()
+	if after.InputTokens != before.InputTokens+10 || after.OutputTokens != before.OutputTokens+5 {
+		t.Fatalf("compaction summary not counted: %+v -> %+v", before, after)
+	}
+	res := s.Goal(context.Background(), "tests pass")
+	final, _ := s.Usage()
+	if final.InputTokens != after.InputTokens+100+10 || res.StopReason != agent.StopGoalMet {
+		t.Fatalf("goal evaluator not counted: %+v -> %+v (%s)", after, final, res.StopReason)
+	}
+}

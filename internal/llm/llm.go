@@ -250,3 +250,22 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// Metered wraps a provider so the usage of every answer reaches OnUsage.
+// Side requests (compaction summaries, the goal evaluator) go through one,
+// so budgets, /cost and the result count them like the main loop's.
+type Metered struct {
+	Provider
+	// OnUsage gets the request's model and the answer's usage; nil counts nothing.
+	OnUsage func(model string, u Usage)
+}
+
+// Stream implements Provider and reports the answer's usage, also when the
+// answer ends in an error after usage was reported.
+func (m Metered) Stream(ctx context.Context, req *Request, onEvent func(Event)) (*Response, error) {
+	resp, err := m.Provider.Stream(ctx, req, onEvent)
+	if resp != nil && m.OnUsage != nil && resp.Usage != (Usage{}) {
+		m.OnUsage(req.Model, resp.Usage)
+	}
+	return resp, err
+}
