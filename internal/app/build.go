@@ -127,7 +127,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	}
 	p.mode, _ = o.mode()
 	if p.mode == "" {
-		if p.mode, err = parseMode(p.settings.Permissions.DefaultMode); err != nil {
+		if p.mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {
 			return nil, usagef("permissions.defaultMode in settings: %v", err)
 		}
 	}

@@ -3,8 +3,12 @@ package app
 import (
 	"fmt"
 
+	"github.com/hew-dev/hew/internal/cmd/doctor"
+	"github.com/hew-dev/hew/internal/cmd/permissions"
 	"github.com/hew-dev/hew/internal/llm/mockserver"
 	"github.com/hew-dev/hew/internal/memory"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/sandbox"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 )
@@ -64,6 +68,35 @@ func (a *cli) memoryCmd(args []string) int {
 		return a.fail(err)
 	}
 	return memory.Command(args, a.stdin, a.stdout, a.stderr, memory.Open(session.ProjectDir(a.hewHome(), root)))
+}
+
+func (a *cli) doctorCmd(args []string) int {
+	root, err := projectRoot()
+	return doctor.Run(doctor.Options{
+		Stdout: a.stdout, Stderr: a.stderr, Root: root, RootErr: err, HewHome: a.hewHome(), UserHome: a.homeDir(),
+		Version: versionString(), Getenv: a.env.get, LookupEnv: a.env.lookup, Sandbox: sandbox.Available,
+	}, args)
+}
+
+func (a *cli) permissionsCmd(args []string) int {
+	return permissions.Run(permissions.Options{
+		Stdout: a.stdout, Stderr: a.stderr,
+		Engine: func(allowed, disallowed []string, trust bool) (*permission.Engine, error) {
+			root, err := projectRoot()
+			if err != nil {
+				return nil, err
+			}
+			settings, err := a.loadTrusted(root, trust, false)
+			if err != nil {
+				return nil, err
+			}
+			b, err := buildBrakes(brakeInputs{
+				root: root, homeDir: a.homeDir(), hewHome: a.hewHome(), stateDir: session.ProjectDir(a.hewHome(), root),
+				settings: settings, allowed: allowed, disallowed: disallowed,
+			})
+			return b.eng, err
+		},
+	}, args)
 }
 
 func (a *cli) mockServerCmd(args []string) int {

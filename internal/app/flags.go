@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/permission"
 )
 
@@ -182,7 +183,7 @@ func (o *options) validate() error {
 func (o *options) mode() (permission.Mode, error) {
 	var picked []permission.Mode
 	if o.permissionMode != "" {
-		m, err := parseMode(o.permissionMode)
+		m, err := permission.ParseMode(o.permissionMode)
 		if err != nil {
 			return "", err
 		}
@@ -205,57 +206,8 @@ func (o *options) mode() (permission.Mode, error) {
 	return picked[0], nil
 }
 
-// parseMode accepts the SPEC's mode names (case-insensitively, and with
-// dashes: accept-edits, dont-ask, bypass).
-func parseMode(s string) (permission.Mode, error) {
-	norm := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-	for _, m := range []permission.Mode{permission.ModeDefault, permission.ModePlan, permission.ModeAcceptEdits, permission.ModeBypass, permission.ModeDontAsk, permission.ModeAuto} {
-		if norm == strings.ToLower(string(m)) {
-			return m, nil
-		}
-	}
-	switch norm {
-	case "bypass", "yolo":
-		return permission.ModeBypass, nil
-	}
-	return "", fmt.Errorf("unknown permission mode %q (want default, plan, acceptEdits, bypassPermissions, dontAsk or auto)", s)
-}
-
 // rootHelp renders the root --help text.
 func rootHelp() string {
 	var o options
-	return rootUsage + flagUsages(newFlagSet(&o)) + rootUsageFooter
-}
-
-// flagUsages lists flags like pflag does, without its "[=true|false]"
-// decoration of boolean flags and with zero defaults left out.
-func flagUsages(fs *pflag.FlagSet) string {
-	type row struct{ left, usage string }
-	var rows []row
-	width := 0
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		left := "      --" + f.Name
-		if f.Shorthand != "" {
-			left = "  -" + f.Shorthand + ", --" + f.Name
-		}
-		name, usage := pflag.UnquoteUsage(f)
-		if f.Value.Type() != "bool" && name != "" {
-			left += " " + name
-		}
-		switch f.DefValue {
-		case "", "false", "0", "[]":
-		default:
-			usage += " (default " + f.DefValue + ")"
-		}
-		rows = append(rows, row{left, usage})
-		width = max(width, len(left))
-	})
-	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%-*s   %s\n", width, r.left, r.usage)
-	}
-	return b.String()
+	return rootUsage + cmdutil.FlagUsages(newFlagSet(&o)) + rootUsageFooter
 }

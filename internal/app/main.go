@@ -135,19 +135,6 @@ func versionString() string {
 	return v + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
 
-// helpWanted reports whether args ask for help.
-func helpWanted(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "-h" || a == "--help" || a == "help" {
-			return true
-		}
-	}
-	return false
-}
-
 // indent prefixes every line of s.
 func indent(s, prefix string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

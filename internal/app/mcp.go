@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/ui/headless"
@@ -37,7 +38,7 @@ func (a *cli) mcpCmd(args []string) int {
 		}
 		deps.Settings, deps.NoMCPJSON = mcp.FromSettings(settings.MCPServers, deps.Home), true
 	}
-	if len(args) > 0 && args[0] == "serve" && !helpWanted(args[1:]) {
+	if len(args) > 0 && args[0] == "serve" && !cmdutil.WantsHelp(args[1:]) {
 		rt, err := a.loadSettings(&options{maxTurns: 50, print: true}) // stdin is the protocol: never ask
 		if err != nil {
 			return a.fail(err)

@@ -36,6 +36,3 @@ func (a *cli) wireBrakes(rt *parts) error {
 	}
 	return nil
 }
-
-// sandboxAvailable reports whether run_shell can be confined here.
-func sandboxAvailable() (bool, string) { return sandbox.Available() }

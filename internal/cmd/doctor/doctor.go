@@ -1,4 +1,7 @@
-package app
+// Package doctor is `hew doctor`: it checks what hew needs (provider and
+// key, the endpoint, the sandbox, ripgrep, bash, settings and MCP files) and
+// says how to fix what is wrong. It contacts only the provider's endpoint.
+package doctor
 
 import (
 	"context"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/llm/pick"
 	"github.com/hew-dev/hew/internal/mcp"
@@ -54,36 +58,63 @@ func (r *doctorReport) fail(fix, format string, args ...any) {
 	}
 }
 
-func (a *cli) doctorCmd(args []string) int {
-	o := &options{}
+// Exit codes (SPEC section 1).
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// Options is what the check needs, as values.
+type Options struct {
+	Stdout, Stderr io.Writer
+	// Root is the project directory; RootErr why it could not be found.
+	Root    string
+	RootErr error
+	HewHome string
+	// UserHome is the user's home directory (~/.claude settings live there).
+	UserHome string
+	// Version is what `hew --version` prints.
+	Version string
+	// Getenv and LookupEnv read the environment hew was given.
+	Getenv    func(string) string
+	LookupEnv func(string) (string, bool)
+	// Sandbox reports whether run_shell can be confined here, and how.
+	Sandbox func() (bool, string)
+}
+
+// Run runs `hew doctor ARGS` and returns the exit code.
+func Run(opts Options, args []string) int {
+	var o pick.Flags
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.provider, "provider", "", "check this provider (anthropic, openai, mock)")
-	fs.BoolVar(&o.mock, "mock", false, "check the offline model")
-	fs.StringVar(&o.model, "model", "", "model name")
-	fs.StringVar(&o.apiBase, "api-base", "", "endpoint override")
+	fs.StringVar(&o.Provider, "provider", "", "check this provider (anthropic, openai, mock)")
+	fs.BoolVar(&o.Mock, "mock", false, "check the offline model")
+	fs.StringVar(&o.Model, "model", "", "model name")
+	fs.StringVar(&o.APIBase, "api-base", "", "endpoint override")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the endpoint")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
-		return a.errorf(ExitUsage, "doctor: %v", err)
+		fmt.Fprintf(opts.Stderr, "hew: doctor: %v\n", err)
+		return exitUsage
 	}
 	if *help {
-		fmt.Fprint(a.stdout, doctorUsage+flagUsages(fs))
-		return ExitOK
+		fmt.Fprint(opts.Stdout, doctorUsage+cmdutil.FlagUsages(fs))
+		return exitOK
 	}
 	if fs.NArg() > 0 {
-		return a.errorf(ExitUsage, "doctor takes no arguments (see hew doctor --help)")
+		fmt.Fprintln(opts.Stderr, "hew: doctor takes no arguments (see hew doctor --help)")
+		return exitUsage
 	}
-	r := &doctorReport{out: a.stdout}
-	root, err := projectRoot()
-	if err != nil {
-		r.fail("", "working directory: %v", err)
-		return ExitError
+	r := &doctorReport{out: opts.Stdout}
+	root, home := opts.Root, opts.HewHome
+	if opts.RootErr != nil {
+		r.fail("", "working directory: %v", opts.RootErr)
+		return exitError
 	}
-	home := a.hewHome()
-	fmt.Fprintf(a.stdout, "%s\nproject %s\nstate   %s\n\n", versionString(), root, home)
+	fmt.Fprintf(opts.Stdout, "%s\nproject %s\nstate   %s\n\n", opts.Version, root, home)
 
-	settings, err := config.Load(config.Paths{Home: home, Project: root, UserHome: a.homeDir()})
+	settings, err := config.Load(config.Paths{Home: home, Project: root, UserHome: opts.UserHome})
 	if err != nil {
 		r.fail("correct the file at the position named above, or move it aside", "settings: %v", err)
 		settings = config.Default()
@@ -101,7 +132,7 @@ func (a *cli) doctorCmd(args []string) int {
 	if err := settings.MCPJSONError; err != nil {
 		r.fail("correct the file at the position named above", "mcp: %v", err)
 	}
-	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: mcp.FromSettings(settings.MCPServers, home), NoMCPJSON: true, LookupEnv: a.env.lookup})
+	mc := mcp.LoadConfig(mcp.ConfigOptions{Root: root, Settings: mcp.FromSettings(settings.MCPServers, home), NoMCPJSON: true, LookupEnv: opts.LookupEnv})
 	for _, p := range mc.Problems {
 		r.fail("correct the MCP server definition (see SPEC: command/args/env or type http + url)", "%v", p)
 	}
@@ -113,17 +144,17 @@ func (a *cli) doctorCmd(args []string) int {
 		r.ok("mcp: %d server(s) configured: %s (hew mcp list connects and counts their tools)", len(names), strings.Join(names, ", "))
 	}
 
-	a.doctorProvider(r, o, settings, *timeout)
-	a.doctorSandbox(r, settings)
-	a.doctorTools(r)
+	checkProvider(r, opts, o, settings, *timeout)
+	checkSandbox(r, opts, settings)
+	checkTools(r, home)
 
-	fmt.Fprintln(a.stdout)
+	fmt.Fprintln(opts.Stdout)
 	if r.failures > 0 {
-		fmt.Fprintf(a.stdout, "%d problem(s) found\n", r.failures)
-		return ExitError
+		fmt.Fprintf(opts.Stdout, "%d problem(s) found\n", r.failures)
+		return exitError
 	}
-	fmt.Fprintln(a.stdout, "no problems found")
-	return ExitOK
+	fmt.Fprintln(opts.Stdout, "no problems found")
+	return exitOK
 }
 
 // doctorTrust reports whether the project's settings that run code or
@@ -139,8 +170,8 @@ func doctorTrust(r *doctorReport, t config.Trust) {
 	}
 }
 
-func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Settings, timeout time.Duration) {
-	c, err := a.chooseProvider(o, settings.Provider, settings.Model)
+func checkProvider(r *doctorReport, opts Options, o pick.Flags, settings *config.Settings, timeout time.Duration) {
+	c, err := pick.Choose(o, opts.Getenv, settings.Provider, settings.Model)
 	if err != nil {
 		if errors.Is(err, pick.ErrNoProvider) {
 			r.fail("export ANTHROPIC_API_KEY=… (or OPENAI_API_KEY, AGENT_API_KEY), or try hew --mock", "provider: no key found in ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY, AGENT_API_KEY, and no HEW_PROVIDER")
@@ -151,8 +182,8 @@ func (a *cli) doctorProvider(r *doctorReport, o *options, settings *config.Setti
 	}
 	if c.Name == "mock" {
 		r.ok("provider: mock (built-in offline model, from %s), model %s", c.Why, c.Model)
-		if p := a.env.get("HEW_MOCK_SCRIPT"); p != "" {
-			if _, err := a.newProvider(c); err != nil {
+		if p := opts.Getenv("HEW_MOCK_SCRIPT"); p != "" {
+			if _, err := pick.New(c, p); err != nil {
 				r.fail("fix or unset HEW_MOCK_SCRIPT", "mock scenario: %v", err)
 			} else {
 				r.ok("mock scenario: %s loads", p)
@@ -216,19 +247,19 @@ func probeEndpoint(c pick.Choice, timeout time.Duration) (int, error) {
 	return resp.StatusCode, nil
 }
 
-func (a *cli) doctorSandbox(r *doctorReport, settings *config.Settings) {
+func checkSandbox(r *doctorReport, opts Options, settings *config.Settings) {
 	if !settings.Sandbox.Enabled {
 		r.warn(`remove "sandbox": {"enabled": false} from settings to confine shell writes`, "sandbox: turned off in settings; shell commands run unconfined")
 		return
 	}
-	if ok, why := sandboxAvailable(); ok {
+	if ok, why := opts.Sandbox(); ok {
 		r.ok("sandbox: available (%s)", why)
 	} else {
 		r.warn("a Linux kernel with Landlock (5.13+, enabled in the LSM list) confines run_shell; elsewhere commands run unconfined and hew warns", "sandbox: unavailable: %s", why)
 	}
 }
 
-func (a *cli) doctorTools(r *doctorReport) {
+func checkTools(r *doctorReport, home string) {
 	if p, err := exec.LookPath("rg"); err == nil {
 		r.ok("ripgrep: %s", p)
 	} else {
@@ -242,7 +273,7 @@ func (a *cli) doctorTools(r *doctorReport) {
 	if _, err := exec.LookPath("git"); err != nil {
 		r.warn("install git so hew can show the branch and status to the model", "git: not on PATH")
 	}
-	if fi, err := os.Stat(a.hewHome()); err == nil && !fi.IsDir() {
-		r.fail("HEW_HOME must be a directory", "state directory %s is not a directory", a.hewHome())
+	if fi, err := os.Stat(home); err == nil && !fi.IsDir() {
+		r.fail("HEW_HOME must be a directory", "state directory %s is not a directory", home)
 	}
 }

@@ -1,4 +1,6 @@
-package app
+// Package permissions is `hew permissions check`: the decision a session
+// started in this directory would make about one tool call, as one JSON line.
+package permissions
 
 import (
 	"fmt"
@@ -6,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/permission"
-	"github.com/hew-dev/hew/internal/session"
 )
 
 const permissionsUsage = `usage: hew permissions check TOOL JSON_INPUT [--mode MODE]
@@ -22,7 +24,22 @@ It reads the same settings files (user, project, local) as a session.
 Flags:
 `
 
-func (a *cli) permissionsCmd(args []string) int {
+// Exit codes (SPEC section 1).
+const (
+	exitOK    = 0
+	exitUsage = 2
+)
+
+// Options is what the command needs. Engine builds the permission engine
+// exactly as a session would, with the extra allow and deny rules given;
+// trust applies the project's widening settings (--trust-project).
+type Options struct {
+	Stdout, Stderr io.Writer
+	Engine         func(allowed, disallowed []string, trust bool) (*permission.Engine, error)
+}
+
+// Run runs `hew permissions ARGS` and returns the exit code.
+func Run(o Options, args []string) int {
 	var mode string
 	var allowed, disallowed []string
 	fs := pflag.NewFlagSet("permissions", pflag.ContinueOnError)
@@ -33,44 +50,38 @@ func (a *cli) permissionsCmd(args []string) int {
 	trustProject := fs.Bool("trust-project", false, "apply the project's widening settings, as for a session")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
-		return a.errorf(ExitUsage, "permissions: %v", err)
+		fmt.Fprintf(o.Stderr, "hew: permissions: %v\n", err)
+		return exitUsage
 	}
 	rest := fs.Args()
 	if *help || (len(rest) > 0 && rest[0] == "help") {
-		fmt.Fprint(a.stdout, permissionsUsage+flagUsages(fs))
-		return ExitOK
+		fmt.Fprint(o.Stdout, permissionsUsage+cmdutil.FlagUsages(fs))
+		return exitOK
 	}
 	if len(rest) != 3 || rest[0] != "check" {
-		fmt.Fprint(a.stderr, permissionsUsage+flagUsages(fs))
-		return ExitUsage
+		fmt.Fprint(o.Stderr, permissionsUsage+cmdutil.FlagUsages(fs))
+		return exitUsage
 	}
 	input := rest[2]
-	root, err := projectRoot()
+	eng, err := o.Engine(allowed, disallowed, *trustProject)
 	if err != nil {
-		return a.fail(err)
+		return usageError(o, err)
 	}
-	settings, err := a.loadTrusted(root, *trustProject, false)
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
-	}
-	b, err := buildBrakes(brakeInputs{
-		root: root, homeDir: a.homeDir(), hewHome: a.hewHome(), stateDir: session.ProjectDir(a.hewHome(), root),
-		settings: settings, allowed: allowed, disallowed: disallowed,
-	})
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
-	}
-	eng := b.eng
 	m := eng.DefaultMode()
 	if mode != "" {
-		if m, err = parseMode(mode); err != nil {
-			return a.errorf(ExitUsage, "%v", err)
+		if m, err = permission.ParseMode(mode); err != nil {
+			return usageError(o, err)
 		}
 	}
 	line, err := permission.Explain(eng, rest[1], []byte(input), m)
 	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
+		return usageError(o, err)
 	}
-	fmt.Fprintf(a.stdout, "%s\n", line)
-	return ExitOK
+	fmt.Fprintf(o.Stdout, "%s\n", line)
+	return exitOK
+}
+
+func usageError(o Options, err error) int {
+	fmt.Fprintf(o.Stderr, "hew: %v\n", err)
+	return exitUsage
 }

@@ -1,0 +1,32 @@
+package cmdutil
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestFlagUsages(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.BoolP("verbose", "v", false, "say more")
+	fs.String("mode", "default", "permission `MODE`")
+	fs.Int("turns", 0, "limit")
+	got := FlagUsages(fs)
+	for _, want := range []string{"  -v, --verbose   ", "say more\n", "--mode MODE", "(default default)", "--turns int"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("usage lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "[=true|false]") || strings.Contains(got, "default 0") || strings.Contains(got, "default false") {
+		t.Errorf("usage has pflag's decoration or zero defaults:\n%s", got)
+	}
+}
+
+func TestWantsHelp(t *testing.T) {
+	for args, want := range map[string]bool{"-h": true, "list --help": true, "help": true, "list": false, "-- --help": false, "": false} {
+		if got := WantsHelp(strings.Fields(args)); got != want {
+			t.Errorf("WantsHelp(%q) = %v", args, got)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package doctor
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	root := t.TempDir()
+	var out, errb bytes.Buffer
+	code := Run(Options{
+		Stdout: &out, Stderr: &errb, Root: root, HewHome: filepath.Join(t.TempDir(), "hew"), Version: "hew test",
+		Getenv:    func(k string) string { return env[k] },
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Sandbox:   func() (bool, string) { return false, "no Landlock in this test" },
+	}, args)
+	return code, out.String(), errb.String()
+}
+
+func TestDoctorReportsProviderAndSandbox(t *testing.T) {
+	code, out, _ := run(t, nil, "--mock")
+	for _, want := range []string{"hew test", "provider: mock", "sandbox: unavailable: no Landlock in this test", "settings: no settings files"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat("/bin/bash"); err == nil && code != exitOK {
+		t.Errorf("exit %d with only warnings:\n%s", code, out)
+	}
+}
+
+func TestDoctorWithoutKeySaysHowToFix(t *testing.T) {
+	code, out, _ := run(t, nil)
+	if code != exitError || !strings.Contains(out, "FAIL  provider: no key found") || !strings.Contains(out, "fix: export ANTHROPIC_API_KEY") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if code, _, errs := run(t, nil, "extra"); code != exitUsage || !strings.Contains(errs, "takes no arguments") {
+		t.Fatalf("extra argument: exit %d, %q", code, errs)
+	}
+	if code, out, _ := run(t, nil, "--help"); code != exitOK || !strings.Contains(out, "usage: hew doctor") || !strings.Contains(out, "--timeout") {
+		t.Fatalf("help: exit %d, %q", code, out)
+	}
+}
+
+func TestDoctorChecksMockScenario(t *testing.T) {
+	code, out, _ := run(t, map[string]string{"HEW_MOCK_SCRIPT": filepath.Join(t.TempDir(), "missing.json")}, "--mock")
+	if code != exitError || !strings.Contains(out, "FAIL  mock scenario:") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
