@@ -254,8 +254,8 @@ func TestSkillTodoWebFetch(t *testing.T) {
 }
 
 // SPEC section 4: enter_plan_mode / exit_plan_mode are deferred until
-// tool_search loads them (select:NAME); an approved plan is written under
-// $HEW_HOME/plans/ and the mode goes back to default.
+// tool_search loads them (select:NAME); a plan is written under
+// $HEW_HOME/plans/.
 func TestDeferredPlanTools(t *testing.T) {
 	w := newWorld(t)
 	for _, name := range []string{"enter_plan_mode", "exit_plan_mode"} {
@@ -268,15 +268,12 @@ func TestDeferredPlanTools(t *testing.T) {
 	}
 	sc := `{"turns":[{"text":"t","tool_calls":[{"name":"tool_search","input":{"query":"select:exit_plan_mode"}}]},
 	  {"text":"p","tool_calls":[{"name":"exit_plan_mode","input":{"plan":"# Plan\n1. MARK-PLAN-STEP"}}]},{"text":"end"}]}`
-	// Headless cannot approve: the plan is denied and plan mode stays.
+	// Headless (issue 18): nobody can approve, so the plan is saved, printed
+	// as the result, and the run ends completed in plan mode.
 	r := w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--plan", "--output-format", "json", "go")
-	if res := jsonResult(t, r); len(res["permission_denials"].([]any)) != 1 {
-		t.Errorf("exit_plan_mode in headless plan mode was not denied\n%s", r)
-	}
-	// An explicit allow approves it; the plan lands under $HEW_HOME/plans/.
-	r = w.hewEnv(w.mockEnv(sc), "-p", "--mock", "--plan", "--allowed-tools", "exit_plan_mode", "--output-format", "json", "go")
-	if res := jsonResult(t, r); r.code != 0 || len(res["permission_denials"].([]any)) != 0 {
-		t.Fatalf("approved exit_plan_mode failed\n%s", r)
+	res := jsonResult(t, r)
+	if r.code != 0 || res["stop_reason"] != "completed" || len(res["permission_denials"].([]any)) != 0 || !strings.Contains(res.str("result"), "MARK-PLAN-STEP") {
+		t.Fatalf("headless exit_plan_mode should print the plan and complete\n%s", r)
 	}
 	entries, err := os.ReadDir(filepath.Join(w.home, "plans"))
 	if err != nil || len(entries) == 0 {

@@ -25,6 +25,7 @@ type turn struct {
 
 	roundTrips int
 	toolCalls  int
+	endText    string // a tool ended the turn with this final text (tools.Result.EndTurn)
 	denials    []Denial
 	// carried is the text of answers cut off by the output limit, to be
 	// continued by the next answer.
@@ -140,6 +141,8 @@ func (t *turn) run(prompt string) TurnResult {
 			return t.end(StopError, "", runaway)
 		case stop != "":
 			return t.end(StopError, "", "stopped by hook: "+stop)
+		case t.endText != "":
+			return t.end(StopCompleted, t.endText, "")
 		}
 		if cut {
 			if continuations >= maxContinuations {
@@ -301,6 +304,9 @@ func (t *turn) collect(calls []llm.Block, outs []outcome, truncated []llm.Block)
 		}
 		if o.stop != "" && stop == "" {
 			stop = o.stop
+		}
+		if o.endTurn != "" && t.endText == "" {
+			t.endText = o.endTurn
 		}
 		if o.key != "" && seen[o.key] == 0 {
 			seen[o.key] = t.repeats[o.key] + 1

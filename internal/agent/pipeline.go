@@ -74,6 +74,9 @@ type outcome struct {
 	denial *Denial
 	// stop is set when a hook asked to end the turn after this call.
 	stop string
+	// endTurn is a tool's tools.Result.EndTurn: the turn completes after
+	// this answer's calls with it as the final text.
+	endTurn string
 	// key identifies call and result for the runaway guard.
 	key string
 }
@@ -405,6 +408,9 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 		if fi, err := os.Stat(res.SavedAt); err == nil && int(fi.Size()) > full {
 			full = int(fi.Size())
 		}
+	}
+	if !isErr {
+		out.endTurn = res.EndTurn
 	}
 	shaped, stored := shapeResult(p.cfg.Env, call.ID, content, res.SavedAt)
 	out.result = toolResult(call.ID, shaped, isErr)

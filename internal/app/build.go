@@ -13,6 +13,7 @@ import (
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
@@ -52,6 +53,8 @@ type parts struct {
 type frontEnd struct {
 	ask  agent.Approver
 	emit func(agent.Event)
+	// plan asks what to do with a finished plan; nil in headless runs.
+	plan plan.Decider
 }
 
 // newSession builds everything for o and assembles the session; front
@@ -89,7 +92,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		},
 		Mode: p.mode, Permissions: p.perms, Hooks: p.hooks,
 		Registry: p.registry, Env: p.env, MCP: p.mcp, Skills: p.skills, Roles: p.roles,
-		Approver: fe.ask, Emit: fe.emit,
+		Approver: fe.ask, Emit: fe.emit, DecidePlan: fe.plan,
 		Hint:               "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json",
 		MaxTurns:           o.maxTurns,
 		MaxBudgetTokens:    o.maxBudgetTokens,

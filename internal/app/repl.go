@@ -48,7 +48,7 @@ func (t *terminal) frontEnd(settings *config.Settings) frontEnd {
 	}
 	t.r = render.New(t.s, render.Options{Verbose: t.o.verbose, BellAfter: bell})
 	t.ap = repl.NewApprover(t.s, t.r)
-	return frontEnd{ask: t.ap, emit: t.r.Emit}
+	return frontEnd{ask: t.ap, emit: t.r.Emit, plan: t.ap.ChoosePlan}
 }
 
 // runREPL starts the interactive session.

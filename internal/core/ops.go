@@ -34,7 +34,7 @@ func (s *Session) Submit(ctx context.Context, text string) agent.TurnResult {
 	if goal != "" {
 		return s.runGoal(ctx, text, goal)
 	}
-	return s.agent.Run(ctx, s.userPrompt(text))
+	return s.runPendingPlan(ctx, s.agent.Run(ctx, s.userPrompt(text)))
 }
 
 // ready prepares the session and shows pending notices; a failed

@@ -62,6 +62,10 @@ type Options struct {
 	// nobody can be asked and what would ask is denied with Hint.
 	Approver agent.Approver
 	Hint     string
+	// DecidePlan asks the user what to do with a plan finished in plan mode
+	// (the terminal's menu); nil means nobody can: the plan is saved and
+	// printed and the turn ends (headless).
+	DecidePlan plan.Decider
 	// Emit receives every event in order, synchronously; nil drops them.
 	Emit func(agent.Event)
 
@@ -126,6 +130,9 @@ type Session struct {
 	notices   []string
 	resumed   int // messages of the session resumed at start
 	cancel    context.CancelFunc
+	// pendingPlan is a plan the user chose to carry out in a fresh
+	// context; Submit runs it once the turn that approved it has ended.
+	pendingPlan string
 }
 
 // New assembles a session: a new one, or the one at o.ResumePath. Nothing
@@ -237,10 +244,12 @@ func (s *Session) registerTools() {
 		reg.Register(skills.NewTool(s.o.Skills, s.forkSkill)) // runs context: fork skills
 	}
 	s.plans = plan.NewTools(plan.Options{
-		Mode:     s.Mode,
-		SetMode:  s.SetMode,
-		PlansDir: filepath.Join(s.o.HewHome, "plans"),
-		Registry: reg,
+		Mode:        s.Mode,
+		SetMode:     s.SetMode,
+		PlansDir:    filepath.Join(s.o.HewHome, "plans"),
+		Registry:    reg,
+		Decide:      s.o.DecidePlan,
+		ClearAndRun: s.queuePlan,
 	})
 	for _, t := range s.plans.Tools() {
 		reg.Register(t)

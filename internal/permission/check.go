@@ -138,8 +138,9 @@ func (e *Engine) modeTable(mode Mode, s subject) Verdict {
 		return Verdict{Decision: Allow, Reason: "reading inside the project is always allowed", Source: "default"}
 	case kindInternal:
 		if s.tool == ToolExitPlan && mode == ModePlan {
-			// Leaving plan mode starts the edits: the user approves the plan first.
-			return Verdict{Decision: Ask, Reason: "leaving plan mode needs the user's approval of the plan", Source: "mode:plan"}
+			// The tool itself asks the user what to do with the plan (four
+			// choices, none of them answered by a mode); headless it only saves.
+			return Verdict{Decision: Allow, Reason: "exit_plan_mode saves the plan and asks the user itself", Source: "mode:plan"}
 		}
 		return Verdict{Decision: Allow, Reason: s.tool + " changes nothing outside the session", Source: "default"}
 	case kindWrite:

@@ -305,14 +305,16 @@ func TestReadableDirs(t *testing.T) {
 	}
 }
 
-func TestExitPlanModeAsksInPlanMode(t *testing.T) {
+// exit_plan_mode asks the user itself (its four choices), so the engine
+// lets it run in plan mode rather than asking a yes/no first.
+func TestExitPlanModeLeftToTheTool(t *testing.T) {
 	f := newFixture(t, "")
 	e, err := New(Options{Root: f.root, HomeDir: f.home})
 	if err != nil {
 		t.Fatal(err)
 	}
 	plan := in("plan", "# do it")
-	if v := e.Check(Request{Tool: "exit_plan_mode", Input: plan, Mode: ModePlan}); v.Decision != Ask {
+	if v := e.Check(Request{Tool: "exit_plan_mode", Input: plan, Mode: ModePlan}); v.Decision != Allow {
 		t.Errorf("plan mode: %+v", v)
 	}
 	if v := e.Check(Request{Tool: "exit_plan_mode", Input: plan, Mode: ModeBypass}); v.Decision != Allow {

@@ -46,7 +46,36 @@ type Options struct {
 	// Registry, when set, lets enter_plan_mode load exit_plan_mode for the
 	// model so it needs no extra tool_search round trip.
 	Registry *tools.Registry
+	// Decide asks the user what to do with a saved plan (the terminal's
+	// menu). nil means nobody can be asked (headless): the plan is saved,
+	// becomes the run's final answer and the turn ends; the mode stays plan.
+	// No permission mode answers it: only the user approves a plan.
+	Decide Decider
+	// ClearAndRun, for ChoiceClearAndExecute, is told the plan; the session
+	// starts a fresh conversation with it once the turn has ended. nil makes
+	// that choice act like ChoiceExecute.
+	ClearAndRun func(plan, path string)
 }
+
+// Choice is the user's answer to a finished plan.
+type Choice string
+
+// The four answers to a plan (seed 001, Plan Mode).
+const (
+	// ChoiceClearAndExecute drops the exploration from the context and
+	// carries the plan out in a fresh conversation.
+	ChoiceClearAndExecute Choice = "clear-and-execute"
+	// ChoiceExecute carries the plan out in the current conversation.
+	ChoiceExecute Choice = "execute"
+	// ChoiceKeepPlan saves the plan only: the user carries it out.
+	ChoiceKeepPlan Choice = "keep-plan"
+	// ChoiceKeepPlanning stays in plan mode to refine the plan.
+	ChoiceKeepPlanning Choice = "keep-planning"
+)
+
+// Decider asks the user about the plan saved at path; feedback is what the
+// user typed along with ChoiceKeepPlanning (may be empty).
+type Decider func(ctx context.Context, plan, path string) (c Choice, feedback string)
 
 // Set is the pair of plan tools sharing one remembered previous mode.
 type Set struct {
@@ -177,9 +206,10 @@ func (*exitTool) Check(_ *tools.Env, input json.RawMessage) error {
 	return nil
 }
 
-// Run saves the plan and restores the mode that was active before plan
-// mode. Approval, when the permission engine asks for it, happened before.
-func (t *exitTool) Run(_ context.Context, _ *tools.Env, input json.RawMessage) (tools.Result, error) {
+// Run saves the plan, then asks the user (Options.Decide) what to do with
+// it: carry it out (after clearing the context, or in it) with the mode
+// from before plan mode, keep the plan only, or keep planning.
+func (t *exitTool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) (tools.Result, error) {
 	cur, err := t.s.mode()
 	if err != nil {
 		return tools.Result{}, err
@@ -196,15 +226,55 @@ func (t *exitTool) Run(_ context.Context, _ *tools.Env, input json.RawMessage) (
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("exit_plan_mode: saving the plan failed, still in plan mode: %w", err)
 	}
-	t.s.mu.Lock()
-	next := t.s.prev
-	t.s.prev = ""
-	t.s.mu.Unlock()
+	planText := strings.TrimSpace(in.Plan)
+	if t.s.o.Decide == nil {
+		return tools.Result{
+			Content: fmt.Sprintf("Plan saved to %s. Nobody can approve it in this run, so the run ends here in plan mode; the user reviews the plan.", path),
+			EndTurn: planText + "\n\n(plan saved to " + path + ")",
+		}, nil
+	}
+	choice, feedback := t.s.o.Decide(ctx, planText, path)
+	if ctx.Err() != nil {
+		return tools.Result{}, ctx.Err()
+	}
+	switch choice {
+	case ChoiceKeepPlanning, "":
+		msg := fmt.Sprintf("The user did not approve the plan yet (saved to %s) and wants to keep planning. You are still in plan mode: refine the plan, then call exit_plan_mode again.", path)
+		if f := strings.TrimSpace(feedback); f != "" {
+			msg += "\nThe user's feedback: " + f
+		}
+		return tools.Result{Content: msg}, nil
+	case ChoiceKeepPlan:
+		next := t.s.leave()
+		return tools.Result{
+			Content: fmt.Sprintf("The user kept the plan (saved to %s) to carry it out themselves; the permission mode is now %s. Do not start on it.", path, next),
+			EndTurn: "Plan saved to " + path + ".",
+		}, nil
+	case ChoiceClearAndExecute:
+		if t.s.o.ClearAndRun != nil {
+			next := t.s.leave()
+			t.s.o.ClearAndRun(planText, path)
+			return tools.Result{
+				Content: fmt.Sprintf("Plan approved (saved to %s); the permission mode is now %s. The conversation is cleared and the plan is carried out in a fresh context.", path, next),
+				EndTurn: "Plan approved; carrying it out in a fresh context.",
+			}, nil
+		}
+	}
+	next := t.s.leave()
+	return tools.Result{Content: fmt.Sprintf("Plan accepted and saved to %s. Plan mode is over; the permission mode is now %s. Carry out the plan now, step by step, and verify the result as the plan says.", path, next)}, nil
+}
+
+// leave restores the mode from before plan mode and returns it.
+func (s *Set) leave() permission.Mode {
+	s.mu.Lock()
+	next := s.prev
+	s.prev = ""
+	s.mu.Unlock()
 	if next == "" {
 		next = permission.ModeDefault
 	}
-	t.s.o.SetMode(next)
-	return tools.Result{Content: fmt.Sprintf("Plan accepted and saved to %s. Plan mode is over; the permission mode is now %s. Carry out the plan now, step by step, and verify the result as the plan says.", path, next)}, nil
+	s.o.SetMode(next)
+	return next
 }
 
 // save writes the plan atomically to PlansDir/<date>-<slug>.md, choosing a

@@ -40,7 +40,8 @@ func newSet(t *testing.T, start permission.Mode) (*Set, *session, string, *tools
 	ses := &session{mode: start}
 	dir := filepath.Join(t.TempDir(), "plans")
 	reg := tools.NewRegistry()
-	s := NewTools(Options{Mode: ses.get, SetMode: ses.set, PlansDir: dir, Now: func() time.Time { return day }, Registry: reg})
+	s := NewTools(Options{Mode: ses.get, SetMode: ses.set, PlansDir: dir, Now: func() time.Time { return day }, Registry: reg,
+		Decide: func(context.Context, string, string) (Choice, string) { return ChoiceExecute, "" }})
 	for _, tl := range s.Tools() {
 		reg.Register(tl)
 	}

@@ -49,6 +49,10 @@ type Result struct {
 	Display string
 	// Todos is set by todo_write so front-ends can show the list.
 	Todos []Todo
+	// EndTurn, when set on a successful result, ends the turn after this
+	// answer's calls: completed, with EndTurn as the final answer (a plan
+	// saved in a run where nobody can approve it).
+	EndTurn string
 	// SavedAt is where the tool already saved its whole output (run_shell
 	// streams it there); the result shaper points to it instead of saving
 	// the shortened Content over it.
