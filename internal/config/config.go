@@ -51,6 +51,8 @@ type Settings struct {
 	// Bell rings the terminal bell when a long turn ends or a question
 	// waits (default true).
 	Bell bool
+	// Checkpoints bounds the per-turn checkpoints behind /undo.
+	Checkpoints Checkpoints
 
 	// Warnings lists harmless problems (unknown keys), each naming its file.
 	Warnings []string
@@ -72,6 +74,14 @@ type Permissions struct {
 	DefaultMode           string
 	Allow, Ask, Deny      []string
 	AdditionalDirectories []string
+}
+
+// Checkpoints is the "checkpoints" object: whether turns are checkpointed
+// for /undo and how long (days) and how large (MB) the store may grow.
+type Checkpoints struct {
+	Enabled    bool
+	MaxAgeDays int
+	MaxSizeMB  int
 }
 
 // Hooks holds hook definitions per event.
@@ -194,6 +204,7 @@ func Default() *Settings {
 		AutoCompact:      true,
 		Bell:             true,
 		CompactThreshold: DefaultCompactThreshold,
+		Checkpoints:      Checkpoints{Enabled: true, MaxAgeDays: 30, MaxSizeMB: 1024},
 	}
 }
 
@@ -437,6 +448,17 @@ func (s *Settings) merge(f *File, source string, data []byte) {
 	}
 	if f.Bell != nil {
 		s.Bell = *f.Bell
+	}
+	if c := f.Checkpoints; c != nil {
+		if c.Enabled != nil {
+			s.Checkpoints.Enabled = *c.Enabled
+		}
+		if c.MaxAgeDays != nil {
+			s.Checkpoints.MaxAgeDays = *c.MaxAgeDays
+		}
+		if c.MaxSizeMB != nil {
+			s.Checkpoints.MaxSizeMB = *c.MaxSizeMB
+		}
 	}
 	if f.CompactThreshold != nil {
 		s.CompactThreshold = *f.CompactThreshold

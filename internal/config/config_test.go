@@ -183,3 +183,24 @@ func FuzzParse(f *testing.F) {
 		s.merge(file, "f.json", nil)
 	})
 }
+
+func TestCheckpointSettings(t *testing.T) {
+	f, warns, err := Parse([]byte(`{"checkpoints": {"enabled": false, "maxAgeDays": 7, "maxSizeMB": 50, "other": 1}}`), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], `"other" in checkpoints`) {
+		t.Fatalf("warnings %v", warns)
+	}
+	s := Default()
+	if !s.Checkpoints.Enabled || s.Checkpoints.MaxAgeDays != 30 {
+		t.Fatalf("defaults %+v", s.Checkpoints)
+	}
+	s.merge(f, "s.json", nil)
+	if s.Checkpoints != (Checkpoints{Enabled: false, MaxAgeDays: 7, MaxSizeMB: 50}) {
+		t.Fatalf("applied %+v", s.Checkpoints)
+	}
+	if _, _, err := Parse([]byte(`{"checkpoints": {"maxSizeMB": 0}}`), "s.json"); err == nil || !strings.Contains(err.Error(), "maxSizeMB") {
+		t.Fatalf("maxSizeMB 0: %v", err)
+	}
+}

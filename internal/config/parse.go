@@ -24,11 +24,18 @@ type File struct {
 	AutoCompact      *bool                      `json:"autoCompact"`
 	CompactThreshold *float64                   `json:"compactThreshold"`
 	Bell             *bool                      `json:"bell"`
+	Checkpoints      *fileCheckpoints           `json:"checkpoints"`
 	// TrustedDirectories (user settings only) trusts every project at or
 	// under these directories.
 	TrustedDirectories []string `json:"trustedDirectories"`
 
 	warnings []string
+}
+
+type fileCheckpoints struct {
+	Enabled    *bool `json:"enabled"`
+	MaxAgeDays *int  `json:"maxAgeDays"`
+	MaxSizeMB  *int  `json:"maxSizeMB"`
 }
 
 type filePermissions struct {
@@ -132,11 +139,12 @@ func networkMode(raw json.RawMessage) (string, bool) {
 
 // Known keys per object, for unknown-key warnings.
 var (
-	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "trustedDirectories", "$schema"}
+	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "checkpoints", "trustedDirectories", "$schema"}
 	permKeys    = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
 	hookKeys    = []string{"matcher", "command", "timeout", "type", "hooks"}
 	hookCmdKeys = []string{"type", "command", "timeout"}
 	sandboxKeys = []string{"enabled", "network", "allowedDomains", "deniedDomains"}
+	ckptKeys    = []string{"enabled", "maxAgeDays", "maxSizeMB"}
 )
 
 // Parse decodes one settings file. name is how messages refer to the file.
@@ -232,6 +240,12 @@ func parse(data []byte, name string, claude bool) (*File, []string, error) {
 			warn(m, sandboxKeys, " in sandbox")
 		}
 	}
+	if raw, ok := top["checkpoints"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil {
+			warn(m, ckptKeys, " in checkpoints")
+		}
+	}
 	if raw, ok := top["hooks"]; ok {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
@@ -311,6 +325,14 @@ func validate(f *File, data []byte, name string) error {
 	}
 	if f.ContextWindow != nil && *f.ContextWindow < 0 {
 		return at("contextWindow", "contextWindow must not be negative")
+	}
+	if c := f.Checkpoints; c != nil {
+		if c.MaxAgeDays != nil && *c.MaxAgeDays < 1 {
+			return at("maxAgeDays", "checkpoints.maxAgeDays must be at least 1, got %d", *c.MaxAgeDays)
+		}
+		if c.MaxSizeMB != nil && *c.MaxSizeMB < 1 {
+			return at("maxSizeMB", "checkpoints.maxSizeMB must be at least 1, got %d", *c.MaxSizeMB)
+		}
 	}
 	if f.CompactThreshold != nil && (*f.CompactThreshold <= 0 || *f.CompactThreshold > 1) {
 		return at("compactThreshold", "compactThreshold must be in (0, 1], got %v", *f.CompactThreshold)
