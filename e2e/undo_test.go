@@ -61,6 +61,7 @@ func TestUndoRestoresEveryToolsChanges(t *testing.T) {
 			}
 			before := snapshotTree(t, s.proj)
 			sc := s.scenario("undo.json", `{"turns": [
+			  {"tool_calls": [{"name": "read_file", "input": {"file_path": "a.txt"}}]},
 			  {"tool_calls": [
 			    {"name": "edit_file", "input": {"file_path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}},
 			    {"name": "write_file", "input": {"file_path": "new/e.txt", "content": "echo\n"}},
@@ -68,9 +69,21 @@ func TestUndoRestoresEveryToolsChanges(t *testing.T) {
 			  ]},
 			  {"text": "Done."}
 			]}`)
-			r := s.run([]string{"HEW_MOCK_SCRIPT=" + sc}, "--mock", "-p", "--yolo", "change things")
+			r := s.run([]string{"HEW_MOCK_SCRIPT=" + sc}, "--mock", "-p", "--yolo", "--verbose", "change things")
 			if r.code != 0 {
 				t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			// --verbose and hew sessions show tell which call changed which file.
+			if !strings.Contains(r.stderr, "changed b.txt, c.txt, d.txt, moved.txt") {
+				t.Errorf("--verbose receipt does not name the shell call's files:\n%s", r.stderr)
+			}
+			files := s.sessionFiles()
+			if len(files) != 1 {
+				t.Fatalf("session files: %v", files)
+			}
+			show := s.run(nil, "sessions", "show", strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"))
+			if !strings.Contains(show.stdout, "changed a.txt (checkpoint") || !strings.Contains(show.stdout, "changed new/e.txt (checkpoint") {
+				t.Errorf("sessions show does not link calls to files:\n%s", show.stdout)
 			}
 			if s.read("b.txt") != "BRAVO\n" || s.read("a.txt") == "alpha\n" {
 				t.Fatalf("the turn did not change the files:\n%s", r.stderr)
@@ -92,8 +105,12 @@ func TestUndoRestoresEveryToolsChanges(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Turns) != 1 {
 				t.Fatalf("checkpoints list --json: %v\n%s", err, r.stdout)
 			}
-			if n := len(list.Turns[0].Files); n != 6 {
-				t.Fatalf("turn lists %d files, want 6 (out/ is ignored in the git repo; not outside it): %s", n, r.stdout)
+			want := 7 // a, b, c, d, moved, new/e, out/x
+			if gitRepo {
+				want = 6 // out/ is ignored there
+			}
+			if n := len(list.Turns[0].Files); n != want {
+				t.Fatalf("turn lists %d files, want %d: %s", n, want, r.stdout)
 			}
 			tools := map[string]bool{}
 			for _, c := range list.Turns[0].Calls {
@@ -148,6 +165,7 @@ func TestUndoRefusesUserChanges(t *testing.T) {
 	s.write("a.txt", "one\n")
 	s.write("b.txt", "two\n")
 	sc := s.scenario("w.json", `{"turns": [
+	  {"tool_calls": [{"name": "read_file", "input": {"file_path": "a.txt"}}, {"name": "read_file", "input": {"file_path": "b.txt"}}]},
 	  {"tool_calls": [
 	    {"name": "write_file", "input": {"file_path": "a.txt", "content": "ONE\n"}},
 	    {"name": "write_file", "input": {"file_path": "b.txt", "content": "TWO\n"}}

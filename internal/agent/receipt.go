@@ -57,6 +57,9 @@ func (r *Receipt) Summary() string {
 	if r.StoredAt != "" {
 		parts = append(parts, "full result: "+r.StoredAt)
 	}
+	if len(r.Changed) > 0 {
+		parts = append(parts, fmt.Sprintf("changed %s (checkpoint %s)", strings.Join(r.Changed, ", "), r.Checkpoint))
+	}
 	return strings.Join(parts, " · ")
 }
 

@@ -109,6 +109,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		Sandbox:            p.sandboxLine,
 		Trust:              p.settings.Trust.Summary(),
 		Notices:            p.notices,
+		Checkpoints:        a.checkpointStore(p.root, p.settings),
 	})
 }
 

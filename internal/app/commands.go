@@ -3,8 +3,10 @@ package app
 import (
 	"fmt"
 
+	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/doctor"
 	"github.com/hew-dev/hew/internal/cmd/permissions"
+	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/llm/mockserver"
 	"github.com/hew-dev/hew/internal/memory"
 	"github.com/hew-dev/hew/internal/permission"
@@ -29,6 +31,8 @@ func init() {
 		"memory":      {"long-term memory of this project", (*cli).memoryCmd},
 		"mcp":         {"configured MCP servers; serve exposes hew's tools", (*cli).mcpCmd},
 		"permissions": {"print the decision a session would make", (*cli).permissionsCmd},
+		"checkpoints": {"the turns of a session that changed files", (*cli).checkpointsCmd},
+		"undo":        {"take back the file changes of the last turn(s)", (*cli).undoCmd},
 		"mock-server": {"an offline model server for tests and demos", (*cli).mockServerCmd},
 		"doctor":      {"check keys, endpoint, sandbox, ripgrep and settings", (*cli).doctorCmd},
 		"help":        {"show help", (*cli).helpCmd},
@@ -75,6 +79,7 @@ func (a *cli) doctorCmd(args []string) int {
 	return doctor.Run(doctor.Options{
 		Stdout: a.stdout, Stderr: a.stderr, Root: root, RootErr: err, HewHome: a.hewHome(), UserHome: a.homeDir(),
 		Version: versionString(), Getenv: a.env.get, LookupEnv: a.env.lookup, Sandbox: sandbox.Available,
+		Checkpoints: func(s *config.Settings) *checkpoint.Store { return a.checkpointStore(root, s) },
 	}, args)
 }
 

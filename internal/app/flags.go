@@ -65,6 +65,8 @@ Commands:
   skills list                      discovered skills and where each came from
   mcp list|add|remove|serve        MCP servers; serve exposes hew's tools on stdio
   permissions check TOOL JSON      print the decision a session would make
+  checkpoints list [--json]        the turns of a session that changed files
+  undo [--turns N] [--dry-run]     take back the file changes of the last turn(s)
   mock-server --scenario FILE      an offline model server speaking both APIs
   doctor                           check keys, endpoint, sandbox, ripgrep, settings
 

@@ -150,6 +150,7 @@ func (g *gitBackend) snapshot(session string, _ []string) (string, error) {
 		return "", err
 	}
 	idx := g.index(session)
+	g.seedIndex(idx)
 	if _, err := g.run(idx, nil, "add", "-A", "--ignore-errors", "--", "."); err != nil {
 		// --ignore-errors still exits 1 when a file could not be read;
 		// the tree below holds everything else, so go on.
@@ -178,6 +179,32 @@ func (g *gitBackend) snapshot(session string, _ []string) (string, error) {
 }
 
 func (g *gitBackend) extend(snap string, _ []string) (string, error) { return snap, nil }
+
+// seedIndex starts a new session's index as a copy of the newest one of
+// an earlier session: its stat data lets git skip every unchanged file, so
+// only the first session in a project pays for hashing the whole tree.
+func (g *gitBackend) seedIndex(idx string) {
+	if _, err := os.Stat(idx); err == nil {
+		return
+	}
+	matches, _ := filepath.Glob(filepath.Join(g.gitDir(), "hew-index-*"))
+	var newest string
+	var when time.Time
+	for _, m := range matches {
+		if strings.HasSuffix(m, ".lock") {
+			continue
+		}
+		if fi, err := os.Stat(m); err == nil && fi.ModTime().After(when) {
+			newest, when = m, fi.ModTime()
+		}
+	}
+	if newest == "" {
+		return
+	}
+	if data, err := os.ReadFile(newest); err == nil {
+		_ = writeAtomic(idx, data)
+	}
+}
 
 // diff lists the paths that differ between two trees, with blob ids and modes.
 func (g *gitBackend) diff(from, to string) ([]Change, error) {

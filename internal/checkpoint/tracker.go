@@ -16,6 +16,7 @@ type Tracker struct {
 	s *Store
 
 	mu      sync.Mutex
+	idFn    func() string // the session id as it is now, if it can change
 	session string
 	prompt  string
 	turn    *Turn  // the turn being recorded, nil before its first change
@@ -26,6 +27,12 @@ type Tracker struct {
 // Tracker returns a tracker recording into session.
 func (s *Store) Tracker(session string) *Tracker {
 	return &Tracker{s: s, session: session}
+}
+
+// TrackerFunc returns a tracker that asks id for the session id at the
+// start of every turn, so /clear and /resume need not tell it.
+func (s *Store) TrackerFunc(id func() string) *Tracker {
+	return &Tracker{s: s, idFn: id, session: id()}
 }
 
 // Store is the store the tracker records into.
@@ -51,6 +58,9 @@ func (t *Tracker) Session() string {
 func (t *Tracker) TurnStart(prompt string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.idFn != nil {
+		t.session = t.idFn()
+	}
 	t.prompt, t.turn, t.last, t.perPath = prompt, nil, "", nil
 }
 

@@ -48,6 +48,11 @@ type Plan struct {
 // Empty reports whether the plan would change nothing.
 func (p *Plan) Empty() bool { return len(p.Actions) == 0 }
 
+// EmptyPlan is a plan that changes nothing (no turn to take back).
+func (s *Store) EmptyPlan(session string) *Plan {
+	return &Plan{Session: session, Kind: s.Kind(), store: s, turnsBy: map[int]*Turn{}}
+}
+
 // PlanUndo works out how to take back the last n turns of session that are
 // not undone yet, newest first. A file that differs from what the turn left
 // is refused (force takes it back anyway) and the rest still goes ahead.
@@ -59,7 +64,7 @@ func (s *Store) PlanUndo(session string, n int, force bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Session: session, Kind: s.Kind(), store: s, turnsBy: map[int]*Turn{}}
+	p := s.EmptyPlan(session)
 	for i := len(turns) - 1; i >= 0 && len(p.Turns) < n; i-- {
 		if !turns[i].Undone {
 			p.Turns = append(p.Turns, turns[i])
@@ -186,9 +191,11 @@ func (p *Plan) Summary() string {
 	return b.String()
 }
 
-// Title is the turn's prompt on one line, at most n characters.
+// Title is the turn's prompt on one line, at most n characters, without
+// the <system-reminder> blocks hew adds to a user message.
 func (t *Turn) Title(n int) string {
-	s := strings.Join(strings.Fields(t.Prompt), " ")
+	s := StripReminders(t.Prompt)
+	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -270,5 +277,21 @@ func (s *Store) removeEmptyDirs(dir string) {
 			return
 		}
 		dir = filepath.Dir(dir)
+	}
+}
+
+// StripReminders removes <system-reminder>…</system-reminder> blocks: what
+// is left is what the user typed.
+func StripReminders(s string) string {
+	for {
+		i := strings.Index(s, "<system-reminder>")
+		if i < 0 {
+			return strings.TrimSpace(s)
+		}
+		j := strings.Index(s[i:], "</system-reminder>")
+		if j < 0 {
+			return strings.TrimSpace(s[:i])
+		}
+		s = s[:i] + s[i+j+len("</system-reminder>"):]
 	}
 }

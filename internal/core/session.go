@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/compact"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/mcp"
@@ -99,6 +100,9 @@ type Options struct {
 	Notices []string
 	// Now is the clock of the prompt's date line; nil means time.Now.
 	Now func() time.Time
+	// Checkpoints is the project's checkpoint store (/undo, /rewind); nil
+	// takes no checkpoints.
+	Checkpoints *checkpoint.Store
 }
 
 // Session is one live conversation. Submit, Goal, LoopRound, RunSkill and
@@ -114,6 +118,7 @@ type Session struct {
 	wakeup   *wakeup.Tool
 	memory   *memory.Store
 	subagent *subagent.Tool
+	ckpt     *checkpoint.Tracker // nil: no checkpoints
 
 	prepareOnce sync.Once
 	prepareErr  error
@@ -165,6 +170,9 @@ func New(o Options) (*Session, error) {
 		return nil, err
 	}
 	o.Env.SessionID = s.rec.ID()
+	if o.Checkpoints != nil {
+		s.ckpt = o.Checkpoints.TrackerFunc(s.ID)
+	}
 	s.registerTools()
 	s.ctxMgr = compact.New(compact.Options{
 		Provider:     llm.Metered{Provider: o.Provider, OnUsage: s.countSide}, // Model left empty: summaries use the request's model (SetModel switches)
@@ -288,12 +296,22 @@ func (s *Session) agentConfig() agent.Config {
 		Recorder:        s.rec,
 		Emit:            s.emit,
 		Context:         s.ctxMgr,
+		Checkpoints:     s.checkpointer(),
 		MaxTurns:        s.o.MaxTurns,
 		MaxBudgetTokens: s.o.MaxBudgetTokens,
 		MaxCostUSD:      s.o.MaxCostUSD,
 		ContextWindow:   s.o.ContextWindow,
 		SessionID:       s.rec.ID(),
 	}
+}
+
+// checkpointer is the tracker as the agent takes it (a nil interface when
+// there is none).
+func (s *Session) checkpointer() agent.Checkpointer {
+	if s.ckpt == nil {
+		return nil
+	}
+	return s.ckpt
 }
 
 // emit forwards an event to the front-end, keeping the latest todo list

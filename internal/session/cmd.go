@@ -69,7 +69,7 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 			fmt.Fprintf(stdout, "sub-agent transcript of session %s: %s\n", s.Meta.Parent, s.Meta.Title)
 		}
 		for _, m := range s.Messages {
-			writeMessage(stdout, m)
+			writeMessage(stdout, m, s.Changes)
 		}
 		if side := Sidechains(path); len(side) > 0 {
 			fmt.Fprintf(stdout, "\nsub-agents (hew sessions show ID for a transcript):\n")
@@ -95,7 +95,7 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 	}
 }
 
-func writeMessage(w io.Writer, m llm.Message) {
+func writeMessage(w io.Writer, m llm.Message, changes map[string]CallChanges) {
 	for _, b := range m.Content {
 		switch b.Type {
 		case llm.BlockText:
@@ -113,6 +113,9 @@ func writeMessage(w io.Writer, m llm.Message) {
 				mark = "← error:"
 			}
 			fmt.Fprintf(w, "  %s %s\n", mark, shorten(b.Content, 200))
+			if c, ok := changes[b.ID]; ok {
+				fmt.Fprintf(w, "    changed %s (checkpoint %s)\n", strings.Join(c.Files, ", "), c.Checkpoint)
+			}
 		}
 	}
 }

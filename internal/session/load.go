@@ -29,6 +29,15 @@ type Loaded struct {
 	Skipped int
 	// Repaired counts tool calls that were given an interrupted result.
 	Repaired int
+	// Changes maps a tool call id to the files it changed and the
+	// checkpoint they belong to, from the call receipts (for /undo).
+	Changes map[string]CallChanges
+}
+
+// CallChanges is what one tool call changed, as its receipt recorded it.
+type CallChanges struct {
+	Checkpoint string   `json:"checkpoint"`
+	Files      []string `json:"changed"`
 }
 
 // Load reads a session file and returns a protocol-valid history.
@@ -76,6 +85,17 @@ func (s *Loaded) apply(l line) {
 		}
 	case KindReset:
 		s.Messages = append([]llm.Message(nil), l.Messages...)
+	case "receipt":
+		var r struct {
+			ID string `json:"tool_use_id"`
+			CallChanges
+		}
+		if json.Unmarshal(l.Data, &r) == nil && r.ID != "" && len(r.Files) > 0 {
+			if s.Changes == nil {
+				s.Changes = map[string]CallChanges{}
+			}
+			s.Changes[r.ID] = r.CallChanges
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/llm/pick"
@@ -81,6 +82,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Sandbox reports whether run_shell can be confined here, and how.
 	Sandbox func() (bool, string)
+	// Checkpoints opens the project's checkpoint store under these
+	// settings (nil: checkpoints are off); nil skips the check.
+	Checkpoints func(*config.Settings) *checkpoint.Store
 }
 
 // Run runs `hew doctor ARGS` and returns the exit code.
@@ -147,6 +151,7 @@ func Run(opts Options, args []string) int {
 	checkProvider(r, opts, o, settings, *timeout)
 	checkSandbox(r, opts, settings)
 	checkTools(r, home)
+	checkCheckpoints(r, opts, settings)
 
 	fmt.Fprintln(opts.Stdout)
 	if r.failures > 0 {

@@ -37,6 +37,8 @@ func init() {
 		{"skills", "", "list skills; run one with /NAME ARGS", (*session).cmdSkills},
 		{"memory", "", "list this project's long-term memory", (*session).cmdMemory},
 		{"remember", "TEXT", "add TEXT to this project's long-term memory", (*session).cmdRemember},
+		{"undo", "[N]", "take back the file changes of the last turn (or N turns), asking first", (*session).cmdUndo},
+		{"rewind", "[N [WHAT]]", "list messages, or go back to before message N (WHAT: code, conversation or both)", (*session).cmdRewind},
 		{"exit", "", "leave hew (also /quit, Ctrl+D)", (*session).cmdExit},
 	}
 }

@@ -235,7 +235,7 @@ func TestCompletion(t *testing.T) {
 		want string
 	}{
 		{"/he", "/help"},
-		{"/re", "/resume|/remember|/review"},
+		{"/re", "/resume|/remember|/rewind|/review"},
 		{"look at @ma", "@main.go"},
 		{"@m", "@main.go|@mod.txt"},
 		{"@in", "@internal/"},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
@@ -39,6 +40,7 @@ type fakeAgent struct {
 	remember  func(text string) (string, error)
 	goal      func(ctx context.Context, cond string) agent.TurnResult
 	loopRound func(ctx context.Context, prompt string) (time.Duration, string, bool)
+	ckpt      *checkpoint.Store
 }
 
 func newFakeAgent() *fakeAgent {
@@ -213,3 +215,16 @@ func waitFor(out interface{ String() string }, want string) bool {
 	}
 	return false
 }
+
+// The checkpoint side of the fake is a real store (ckpt), if set.
+func (f *fakeAgent) PlanUndo(n int, force bool) (*checkpoint.Plan, error) {
+	if f.ckpt == nil {
+		return nil, errors.New("checkpoints are off")
+	}
+	return f.ckpt.PlanUndo("fake", n, force)
+}
+func (f *fakeAgent) RewindPoints() ([]core.RewindPoint, error) { return nil, nil }
+func (f *fakeAgent) PlanRewindCode(core.RewindPoint, bool) (*checkpoint.Plan, error) {
+	return nil, errors.New("not in the fake")
+}
+func (f *fakeAgent) RewindConversation(core.RewindPoint) error { return errors.New("not in the fake") }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
@@ -42,6 +43,10 @@ type Session interface {
 	Remember(text string) (string, error)
 	Goal(ctx context.Context, cond string) agent.TurnResult
 	LoopRound(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool)
+	PlanUndo(n int, force bool) (*checkpoint.Plan, error)
+	RewindPoints() ([]core.RewindPoint, error)
+	PlanRewindCode(p core.RewindPoint, force bool) (*checkpoint.Plan, error)
+	RewindConversation(p core.RewindPoint) error
 }
 
 var _ Session = (*core.Session)(nil)
