@@ -1,19 +1,14 @@
 package agent
 
+// classify.go: the auto-mode safety classifier, a side request that allows
+// or blocks one call.
+
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
-
 	"github.com/hew-dev/hew/internal/llm"
-	"github.com/hew-dev/hew/internal/tools"
 )
 
 // classifierPrompt instructs the auto-mode side request. The answer format
@@ -102,55 +97,4 @@ func parseClassifierVerdict(text string) (bool, string) {
 		}
 	}
 	return false, unparsable
-}
-
-// approvalDiff renders the change an edit or write would make, for the
-// approval prompt. Other tools have none.
-func approvalDiff(env *tools.Env, name string, input json.RawMessage) string {
-	var in struct {
-		FilePath  string `json:"file_path"`
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-		Content   string `json:"content"`
-	}
-	if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
-		return ""
-	}
-	switch name {
-	case "edit_file":
-		return udiff.Unified(in.FilePath, in.FilePath, withNL(in.OldString), withNL(in.NewString))
-	case "write_file":
-		var old string
-		path := in.FilePath
-		if env != nil && !filepath.IsAbs(path) {
-			path = filepath.Join(env.Root, path)
-		}
-		if b, err := os.ReadFile(path); err == nil && len(b) <= 1<<20 {
-			old = string(b)
-		}
-		return udiff.Unified(in.FilePath, in.FilePath, old, withNL(in.Content))
-	}
-	return ""
-}
-
-func withNL(s string) string {
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		return s + "\n"
-	}
-	return s
-}
-
-// runawayKey identifies a call together with its result; the same key in
-// three consecutive answers is a loop that makes no progress.
-func runawayKey(name string, input json.RawMessage, content string, isErr bool) string {
-	h := sha256.New()
-	h.Write([]byte(name))
-	h.Write([]byte{0})
-	h.Write(bytes.TrimSpace(input))
-	h.Write([]byte{0})
-	h.Write([]byte(content))
-	if isErr {
-		h.Write([]byte{1})
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -48,7 +48,7 @@ type Options struct {
 // by its start-up timeout.
 type Manager struct {
 	opts     Options
-	servers  []*server // sorted by name
+	servers  []*conn // sorted by name
 	problems []*ConfigError
 
 	mu       sync.Mutex
@@ -81,7 +81,7 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	if cfg != nil {
 		m.problems = cfg.Problems
 		for _, sc := range cfg.Servers {
-			m.servers = append(m.servers, newServer(m, sc))
+			m.servers = append(m.servers, newConn(m, sc))
 		}
 	}
 	return m

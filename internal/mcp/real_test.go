@@ -159,7 +159,7 @@ func TestRealServers(t *testing.T) {
 	})
 }
 
-func serverNamed(t *testing.T, m *Manager, name string) *server {
+func serverNamed(t *testing.T, m *Manager, name string) *conn {
 	t.Helper()
 	for _, s := range m.servers {
 		if s.cfg.Name == name {

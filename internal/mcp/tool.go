@@ -74,7 +74,7 @@ func keepTool(sc *ServerConfig, name string) bool {
 // Tool is one server tool as hew's loop sees it.
 type Tool struct {
 	name     string
-	server   *server
+	server   *conn
 	remote   string // the tool's name on the server
 	desc     string
 	schema   json.RawMessage
@@ -87,7 +87,7 @@ var (
 	_ tools.Deferred = (*Tool)(nil)
 )
 
-func newTool(s *server, t *sdk.Tool, name string) *Tool {
+func newTool(s *conn, t *sdk.Tool, name string) *Tool {
 	desc := strings.TrimSpace(t.Description)
 	if desc == "" {
 		desc = t.Title

@@ -25,8 +25,10 @@ const (
 	StateInvalid      = "invalid"      // bad configuration
 )
 
-// server is one configured MCP server and its current connection.
-type server struct {
+// conn is hew's client connection to one configured MCP server: its
+// process or HTTP session, state, tools and fault count. (The server hew
+// itself runs, `hew mcp serve`, is in serve.go.)
+type conn struct {
 	cfg ServerConfig
 	m   *Manager
 
@@ -44,13 +46,13 @@ type server struct {
 	cmd          *exec.Cmd // the latest stdio process (tests kill it)
 }
 
-func newServer(m *Manager, cfg ServerConfig) *server {
-	return &server{cfg: cfg, m: m, state: StatePending, stderr: &tailBuffer{max: 2048}}
+func newConn(m *Manager, cfg ServerConfig) *conn {
+	return &conn{cfg: cfg, m: m, state: StatePending, stderr: &tailBuffer{max: 2048}}
 }
 
 // start is the first connect of a pending server; a failure marks it
 // failed at once (its tools stay absent).
-func (s *server) start(ctx context.Context) error {
+func (s *conn) start(ctx context.Context) error {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	s.mu.Lock()
@@ -74,7 +76,7 @@ func (s *server) start(ctx context.Context) error {
 
 // connect opens a session, lists its tools and watches for its end. The
 // caller holds connMu.
-func (s *server) connect(ctx context.Context) error {
+func (s *conn) connect(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StartupTimeout)
 	defer cancel()
 	defer context.AfterFunc(s.m.closing, cancel)()
@@ -133,7 +135,7 @@ func (s *server) connect(ctx context.Context) error {
 
 // refreshTools re-lists the tools after the server said its list changed,
 // and adds new ones to the registry the Manager registered into.
-func (s *server) refreshTools() {
+func (s *conn) refreshTools() {
 	ctx, cancel := context.WithTimeout(s.m.closing, s.cfg.StartupTimeout)
 	defer cancel()
 	s.mu.Lock()
@@ -163,7 +165,7 @@ func (s *server) refreshTools() {
 }
 
 // startError explains a failed start in one line.
-func (s *server) startError(parent, sctx context.Context, err error) error {
+func (s *conn) startError(parent, sctx context.Context, err error) error {
 	switch {
 	case parent.Err() != nil:
 		return fmt.Errorf("start cancelled: %w", parent.Err())
@@ -174,14 +176,14 @@ func (s *server) startError(parent, sctx context.Context, err error) error {
 }
 
 // stderrNote is the last line the server wrote to stderr, if any.
-func (s *server) stderrNote() string {
+func (s *conn) stderrNote() string {
 	if line := s.stderr.lastLine(); line != "" {
 		return " (stderr: " + line + ")"
 	}
 	return ""
 }
 
-func (s *server) transport() (sdk.Transport, error) {
+func (s *conn) transport() (sdk.Transport, error) {
 	if s.m.dial != nil {
 		return s.m.dial(&s.cfg)
 	}
@@ -219,7 +221,7 @@ func (s *server) transport() (sdk.Transport, error) {
 }
 
 // lost records that session cs ended while it was the current one.
-func (s *server) lost(cs *sdk.ClientSession, why error) {
+func (s *conn) lost(cs *sdk.ClientSession, why error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != cs {
@@ -230,7 +232,7 @@ func (s *server) lost(cs *sdk.ClientSession, why error) {
 }
 
 // faultLocked counts a crash or hang; too many in a row mark the server failed.
-func (s *server) faultLocked(why error) {
+func (s *conn) faultLocked(why error) {
 	s.faults++
 	s.lastFault = time.Now()
 	s.err = why
@@ -244,7 +246,7 @@ func (s *server) faultLocked(why error) {
 
 // drop closes a faulty session in the background (closing a hung stdio
 // server waits for it to exit, then signals it).
-func (s *server) drop(cs *sdk.ClientSession, why error) {
+func (s *conn) drop(cs *sdk.ClientSession, why error) {
 	s.mu.Lock()
 	if s.sess == cs {
 		s.sess = nil
@@ -260,7 +262,7 @@ func (s *server) drop(cs *sdk.ClientSession, why error) {
 
 // session returns a live session, reconnecting (after a backoff) when the
 // last one broke.
-func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
+func (s *conn) session(ctx context.Context) (*sdk.ClientSession, error) {
 	s.mu.Lock()
 	if s.state == StateConnected && s.sess != nil {
 		cs := s.sess
@@ -309,7 +311,7 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 
 // call runs one tool call. A tool-level failure comes back in the result; a
 // protocol error is an error; a crash or hang is an error and a fault.
-func (s *server) call(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
+func (s *conn) call(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
 	cs, err := s.session(ctx)
 	if err != nil {
 		return nil, err
@@ -352,7 +354,7 @@ func (s *server) call(ctx context.Context, name string, args map[string]any) (*s
 }
 
 // close ends the session for good (Manager.Close).
-func (s *server) close() {
+func (s *conn) close() {
 	s.mu.Lock()
 	cs := s.sess
 	s.sess = nil

@@ -7,8 +7,8 @@ import (
 	"github.com/hew-dev/hew/internal/tools"
 )
 
-// This file is the seam between the loop and helpers owned by other
-// packages (schema validation, result shaping, purpose tags, summaries).
+// toolcall.go: the loop's calls into package tools for one call
+// (schema validation, result shaping, summaries, approval subjects).
 
 // validateInput checks input against the tool's JSON Schema (the error
 // names the offending field), then the pipeline runs the semantic check.
