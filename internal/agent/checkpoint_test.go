@@ -34,7 +34,12 @@ func (f *fakeCheckpoints) AfterChange(_ context.Context, id, tool string, _ json
 }
 func (f *fakeCheckpoints) TurnEnd(context.Context) error { f.add("end"); return nil }
 
-// Only calls that are not read-only are checkpointed; their receipts name
+// neutralTool is ordered like a write but changes no files.
+type neutralTool struct{ *agenttest.Tool }
+
+func (neutralTool) ChangesNoFiles() bool { return true }
+
+// Only calls that may change files (not read-only, not file-neutral) are checkpointed; their receipts name
 // the checkpoint; the turn is ended even when it is interrupted.
 func TestCheckpointsAroundChangingCalls(t *testing.T) {
 	cp := &fakeCheckpoints{}
@@ -42,12 +47,14 @@ func TestCheckpointsAroundChangingCalls(t *testing.T) {
 		step{Calls: []llm.Block{
 			{Type: llm.BlockToolUse, ID: "r1", Name: "read", Input: json.RawMessage(`{}`)},
 			{Type: llm.BlockToolUse, ID: "w1", Name: "write", Input: json.RawMessage(`{}`)},
+			{Type: llm.BlockToolUse, ID: "t1", Name: "todo", Input: json.RawMessage(`{}`)},
 		}},
 		step{Text: "done"},
 	)
 	read := &agenttest.Tool{ToolName: "read", RO: true}
 	write := &agenttest.Tool{ToolName: "write"}
-	h := newHarness(t, p, []tools.Tool{read, write}, func(c *Config) { c.Checkpoints = cp })
+	todo := neutralTool{&agenttest.Tool{ToolName: "todo"}}
+	h := newHarness(t, p, []tools.Tool{read, write, todo}, func(c *Config) { c.Checkpoints = cp })
 	if res := h.a.Run(context.Background(), "change it"); res.StopReason != StopCompleted {
 		t.Fatalf("stop %s", res.StopReason)
 	}

@@ -338,14 +338,17 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	p.emit(ToolStarted{ID: call.ID, Name: call.Name, Input: pr.input, Summary: summarize(call.Name, pr.input)})
 	start := time.Now()
 	cp := p.cfg.Checkpoints
-	if cp != nil && !pr.readOnly {
+	if fn, ok := pr.tool.(tools.FileNeutral); pr.readOnly || ok && fn.ChangesNoFiles() {
+		cp = nil
+	}
+	if cp != nil {
 		if err := cp.BeforeChange(ctx, call.ID, call.Name, pr.input); err != nil {
 			p.checkpointFailed(err)
 			cp = nil
 		}
 	}
 	res, err, panicked := p.invoke(ctx, pr)
-	if cp != nil && !pr.readOnly {
+	if cp != nil {
 		id, files, err := cp.AfterChange(ctx, call.ID, call.Name, pr.input)
 		if err != nil {
 			p.checkpointFailed(err)

@@ -441,3 +441,28 @@ func BenchmarkCheckpoint(b *testing.B) {
 		}
 	})
 }
+
+// A large binary file is snapshotted and restored byte for byte.
+func TestLargeBinaryFile(t *testing.T) {
+	root := realDir(t)
+	s := newStore(t, root, true)
+	big := make([]byte, 8<<20)
+	for i := range big {
+		big[i] = byte(i*7 + i>>9)
+	}
+	p := filepath.Join(root, "model.bin")
+	os.WriteFile(p, big, 0o644)
+	tr := s.Tracker("s")
+	tr.TurnStart("shrink it")
+	call(t, tr, "1", "run_shell", `{"command":"truncate"}`, func() { os.WriteFile(p, big[:100], 0o644) })
+	tr.TurnEnd(context.Background())
+	plan, err := s.PlanUndo("s", 1, false)
+	if err != nil || len(plan.Actions) != 1 {
+		t.Fatalf("plan %v: %s", err, plan.Summary())
+	}
+	plan.Apply()
+	got, _ := os.ReadFile(p)
+	if len(got) != len(big) || string(got) != string(big) {
+		t.Fatalf("restored %d bytes, want %d identical", len(got), len(big))
+	}
+}

@@ -151,6 +151,9 @@ func (*enterTool) Name() string                  { return EnterName }
 func (t *enterTool) Description() string         { return t.desc }
 func (*enterTool) Schema() json.RawMessage       { return enterSchema }
 func (*enterTool) ReadOnly(json.RawMessage) bool { return false }
+
+// ChangesNoFiles implements tools.FileNeutral: it switches the mode only.
+func (*enterTool) ChangesNoFiles() bool { return true }
 func (*enterTool) Deferred() bool                { return true }
 
 // Run switches to plan mode, remembering the mode to come back to.
@@ -192,6 +195,10 @@ func (*exitTool) Name() string                  { return ExitName }
 func (t *exitTool) Description() string         { return t.desc }
 func (*exitTool) Schema() json.RawMessage       { return exitSchema }
 func (*exitTool) ReadOnly(json.RawMessage) bool { return false }
+
+// ChangesNoFiles implements tools.FileNeutral: the plan is saved under
+// $HEW_HOME, never in the project.
+func (*exitTool) ChangesNoFiles() bool { return true }
 func (*exitTool) Deferred() bool                { return true }
 
 // Check refuses a blank plan before the user is asked to approve it.

@@ -47,6 +47,9 @@ func (TodoWrite) Schema() json.RawMessage { return todoWriteMeta.schema }
 // ReadOnly implements Tool.
 func (TodoWrite) ReadOnly(json.RawMessage) bool { return false }
 
+// ChangesNoFiles implements FileNeutral: the list lives in the session.
+func (TodoWrite) ChangesNoFiles() bool { return true }
+
 // Check refuses blank items and unknown statuses.
 func (TodoWrite) Check(_ *Env, input json.RawMessage) error {
 	in, err := decode[todoWriteInput](input)

@@ -33,6 +33,13 @@ type Checker interface {
 	Check(env *Env, input json.RawMessage) error
 }
 
+// FileNeutral is implemented by tools that are not read-only (their calls
+// are ordered with the others) but never change files, such as todo_write;
+// the per-turn checkpoints behind /undo skip them.
+type FileNeutral interface {
+	ChangesNoFiles() bool
+}
+
 // Deferred is implemented by tools whose schema is sent only after the model
 // finds them with tool_search.
 type Deferred interface {
