@@ -154,7 +154,7 @@ func (*enterTool) ReadOnly(json.RawMessage) bool { return false }
 
 // ChangesNoFiles implements tools.FileNeutral: it switches the mode only.
 func (*enterTool) ChangesNoFiles() bool { return true }
-func (*enterTool) Deferred() bool                { return true }
+func (*enterTool) Deferred() bool       { return true }
 
 // Run switches to plan mode, remembering the mode to come back to.
 func (t *enterTool) Run(_ context.Context, _ *tools.Env, _ json.RawMessage) (tools.Result, error) {
@@ -199,7 +199,7 @@ func (*exitTool) ReadOnly(json.RawMessage) bool { return false }
 // ChangesNoFiles implements tools.FileNeutral: the plan is saved under
 // $HEW_HOME, never in the project.
 func (*exitTool) ChangesNoFiles() bool { return true }
-func (*exitTool) Deferred() bool                { return true }
+func (*exitTool) Deferred() bool       { return true }
 
 // Check refuses a blank plan before the user is asked to approve it.
 func (*exitTool) Check(_ *tools.Env, input json.RawMessage) error {
