@@ -14,6 +14,7 @@ type brakeInputs struct {
 	root, homeDir, hewHome, stateDir string
 	settings                         *config.Settings
 	allowed, disallowed              []string
+	addDirs                          []string // --add-dir
 }
 
 // brakes are the built permission engine and shell confinement.
@@ -36,6 +37,10 @@ func buildBrakes(in brakeInputs) (brakes, error) {
 		DisallowedTools: in.disallowed,
 		ReadableDirs:    []string{filepath.Join(in.stateDir, "tool-results")},
 		LocalSettings:   filepath.Join(in.root, ".hew", "settings.local.json"),
+		AdditionalDirs:  in.addDirs,
+		KeepTrust: func(write func() error) error {
+			return config.KeepTrust(config.Paths{Home: in.hewHome, Project: in.root, UserHome: in.homeDir}, write)
+		},
 	}
 	probe, err := permission.New(opts)
 	if err != nil {

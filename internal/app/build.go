@@ -101,6 +101,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		CompactThreshold:   p.settings.CompactThreshold,
 		AutoCompact:        p.settings.AutoCompact,
 		AppendSystemPrompt: o.appendSystemPrompt,
+		SystemPrompt:       o.systemPrompt,
 		Shell:              a.env.get("SHELL"),
 		GOOS:               runtime.GOOS,
 		Goal:               o.goal,

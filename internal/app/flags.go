@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -39,6 +40,9 @@ type options struct {
 	appendSystemPrompt string
 	verbose            bool
 	trustProject       bool
+	addDirs            []string
+	systemPrompt       string
+	inputFormat        string
 	version            bool
 	help               bool
 
@@ -98,20 +102,33 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
 	fs.BoolVar(&o.dontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
 	fs.BoolVar(&o.auto, "auto", false, "shorthand for --permission-mode auto")
-	fs.StringSliceVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file'")
-	fs.StringSliceVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
+	fs.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
+	fs.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
+	fs.StringArrayVar(&o.addDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
 	fs.IntVar(&o.maxTurns, "max-turns", 50, "at most `N` model round trips per user message")
 	fs.StringVar(&o.goal, "goal", "", "keep working until an evaluator judges `CONDITION` met")
 	fs.IntVar(&o.maxBudgetTokens, "max-budget-tokens", 0, "stop the run after `N` tokens (0 = no limit)")
 	fs.Float64Var(&o.maxCostUSD, "max-cost-usd", 0, "stop the run after an estimated cost of `USD` (0 = no limit)")
 	fs.BoolVarP(&o.cont, "continue", "c", false, "resume the most recent session of this working directory")
-	fs.StringVar(&o.resume, "resume", "", "resume a session by id (no `[ID]`: pick from this directory's sessions)")
+	fs.StringVarP(&o.resume, "resume", "r", "", "resume a session by id (no `[ID]`: pick from this directory's sessions)")
 	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "extra MCP server config `FILE` (same shape as .mcp.json); repeatable")
 	fs.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "`TEXT` appended to the system prompt")
+	fs.StringVar(&o.systemPrompt, "system-prompt", "", "`TEXT` replacing hew's system prompt core")
+	fs.StringVar(&o.inputFormat, "input-format", "text", "`FORMAT` of stdin: text, or stream-json (one user message per JSON line, one turn each)")
 	fs.BoolVar(&o.trustProject, "trust-project", false, "apply this project's settings that run code or widen permissions without asking")
 	fs.BoolVar(&o.verbose, "verbose", false, "show full tool results and timings")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
+	// Claude Code's spellings, hidden from --help.
+	alias := func(name, of string) {
+		fs.Var(fs.Lookup(of).Value, name, "same as --"+of)
+		f := fs.Lookup(name)
+		f.NoOptDefVal = fs.Lookup(of).NoOptDefVal
+		f.Hidden = true
+	}
+	alias("allowedTools", "allowed-tools")
+	alias("disallowedTools", "disallowed-tools")
+	alias("dangerously-skip-permissions", "yolo")
 	return fs
 }
 
@@ -119,7 +136,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fs := newFlagSet(o)
-	if err := fs.Parse(fixResume(args)); err != nil {
+	if err := fs.Parse(cmdutil.ExpandRuleFlags(fixResume(args))); err != nil {
 		return nil, fmt.Errorf("%w (see hew --help)", err)
 	}
 	if o.help {
@@ -140,7 +157,7 @@ func fixResume(args []string) []string {
 			out = append(out, args[i:]...)
 			break
 		}
-		if a == "--resume" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+		if (a == "--resume" || a == "-r") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
 			out = append(out, "--resume="+resumePick)
 			continue
 		}
@@ -174,6 +191,29 @@ func (o *options) validate() error {
 	}
 	if o.maxBudgetTokens < 0 || o.maxCostUSD < 0 {
 		return errors.New("--max-budget-tokens and --max-cost-usd must not be negative")
+	}
+	for _, r := range append(append([]string{}, o.allowedTools...), o.disallowedTools...) {
+		if strings.TrimSpace(r) == "" {
+			return errors.New("--allowed-tools / --disallowed-tools need at least one rule")
+		}
+	}
+	for _, d := range o.addDirs {
+		if strings.HasPrefix(d, "~") {
+			continue // the engine expands ~/ against the home directory
+		}
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return fmt.Errorf("--add-dir %s: not a directory", d)
+		}
+	}
+	switch o.inputFormat {
+	case "text":
+	case "stream-json":
+		o.print = true // a program on the other end: never ask on the terminal
+		if o.outputFormat == "text" {
+			return errors.New("--input-format stream-json needs --output-format stream-json (or json)")
+		}
+	default:
+		return fmt.Errorf("unknown --input-format %q (want text or stream-json)", o.inputFormat)
 	}
 	if o.cont && o.resumeSet {
 		return errors.New("use either -c/--continue or --resume, not both")

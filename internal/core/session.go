@@ -82,7 +82,9 @@ type Options struct {
 	// AppendSystemPrompt is --append-system-prompt; Shell is $SHELL, for
 	// the environment block of the prompt; GOOS the platform.
 	AppendSystemPrompt string
-	Shell, GOOS        string
+	// SystemPrompt is --system-prompt: it replaces hew's prompt core.
+	SystemPrompt string
+	Shell, GOOS  string
 	// Goal is --goal: the first message works until it is judged met.
 	Goal string
 	// ResumePath, if set, is the session file to continue.
@@ -366,6 +368,8 @@ func (s *Session) prepare(ctx context.Context) error {
 		Mode:            string(s.Mode()),
 		Model:           s.Model(),
 		Append:          s.o.AppendSystemPrompt,
+		Replace:         s.o.SystemPrompt,
+		Trust:           s.o.Trust,
 		MCPInstructions: instructions,
 		SkillIndex:      skills.Index(s.o.Skills),
 		Interactive:     s.o.Approver != nil,

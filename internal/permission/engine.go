@@ -39,6 +39,9 @@ type Options struct {
 	// LocalSettings is the file "yes, and don't ask again" writes its rule
 	// to (.hew/settings.local.json); empty disables saving.
 	LocalSettings string
+	// KeepTrust wraps that write so a trusted project stays trusted after
+	// the user's own rule is added (config.KeepTrust); nil writes directly.
+	KeepTrust func(write func() error) error
 }
 
 // Engine decides tool calls. It is safe for concurrent use.
@@ -50,6 +53,7 @@ type Engine struct {
 	readable            []string
 	sandboxed           bool
 	localSettings       string
+	keepTrust           func(write func() error) error
 
 	mu     sync.Mutex
 	grants map[string]bool
@@ -82,6 +86,7 @@ func New(o Options) (*Engine, error) {
 		grants:        map[string]bool{},
 		sandboxed:     o.SandboxActive,
 		localSettings: o.LocalSettings,
+		keepTrust:     o.KeepTrust,
 	}
 	if e.defaultMode == "" {
 		e.defaultMode = ModeDefault

@@ -121,7 +121,13 @@ func (e *Engine) Remember(rule string) (string, error) {
 	if e.localSettings == "" {
 		return "", errors.New("no project settings file to save the rule to")
 	}
-	if err := AddRuleToFile(e.localSettings, "allow", r.Text); err != nil {
+	write := func() error { return AddRuleToFile(e.localSettings, "allow", r.Text) }
+	if e.keepTrust != nil {
+		err = e.keepTrust(write)
+	} else {
+		err = write()
+	}
+	if err != nil {
 		return "", err
 	}
 	r.Kind, r.Source = "allow", filepath.Join(".hew", "settings.local.json")

@@ -34,6 +34,9 @@ type Options struct {
 	Model   string
 	// Append is --append-system-prompt.
 	Append string
+	// Replace, when set, is used instead of the static core
+	// (--system-prompt); the environment block still follows.
+	Replace string
 	// MCPInstructions are the connected MCP servers' instructions, one
 	// "## NAME" section per server.
 	MCPInstructions string
@@ -72,7 +75,11 @@ func Build(o Options) Prompt {
 	if o.Git == nil {
 		o.Git = gitRunner(o.Root)
 	}
-	p := Prompt{System: []llm.SystemBlock{{Text: core, Cache: true}, {Text: environment(o)}}}
+	c := core
+	if strings.TrimSpace(o.Replace) != "" {
+		c = o.Replace
+	}
+	p := Prompt{System: []llm.SystemBlock{{Text: c, Cache: true}, {Text: environment(o)}}}
 	inst := LoadInstructions(o.Root, o.HomeDir, o.HewHome)
 	p.Sources = inst.Sources
 	p.Reminder = reminder(inst.Text, o.Now)

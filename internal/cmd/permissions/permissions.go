@@ -45,11 +45,14 @@ func Run(o Options, args []string) int {
 	fs := pflag.NewFlagSet("permissions", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&mode, "mode", "", "permission mode (default: the settings' defaultMode)")
-	fs.StringSliceVar(&allowed, "allowed-tools", nil, "extra allow rules, as for a session")
-	fs.StringSliceVar(&disallowed, "disallowed-tools", nil, "extra deny rules, as for a session")
+	fs.StringArrayVar(&allowed, "allowed-tools", nil, "extra allow rules, as for a session")
+	fs.StringArrayVar(&disallowed, "disallowed-tools", nil, "extra deny rules, as for a session")
+	fs.Var(fs.Lookup("allowed-tools").Value, "allowedTools", "")
+	fs.Var(fs.Lookup("disallowed-tools").Value, "disallowedTools", "")
+	fs.Lookup("allowedTools").Hidden, fs.Lookup("disallowedTools").Hidden = true, true
 	trustProject := fs.Bool("trust-project", false, "apply the project's widening settings, as for a session")
 	help := fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(cmdutil.ExpandRuleFlags(args)); err != nil {
 		fmt.Fprintf(o.Stderr, "hew: permissions: %v\n", err)
 		return exitUsage
 	}
