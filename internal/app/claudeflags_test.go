@@ -107,4 +107,3 @@ func FuzzSplitRules(f *testing.F) {
 		_ = cmdutil.ExpandRuleFlags([]string{"--allowedTools", s, s})
 	})
 }
-
