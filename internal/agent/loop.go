@@ -52,6 +52,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (res TurnResult) {
 	if strings.TrimSpace(prompt) == "" {
 		return t.end(StopError, "", "empty prompt: nothing to send to the model")
 	}
+	if msg := a.tooLarge(prompt); msg != "" {
+		return t.end(StopError, "", msg)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			a.pairDangling()
@@ -322,6 +325,34 @@ func (t *turn) collect(calls []llm.Block, outs []outcome, truncated []llm.Block)
 	t.toolCalls += len(calls)
 	t.a.append(llm.Message{Role: llm.RoleUser, Content: blocks})
 	return stop, runaway
+}
+
+// tooLarge refuses a message that cannot fit the model's context window
+// whatever compaction does (3 MB piped in would go out as ~750K tokens to
+// a 200K model and fail after the upload): nothing is sent and the user is
+// told the size and what to do. Four bytes per token errs on the side of
+// sending.
+func (a *Agent) tooLarge(prompt string) string {
+	window := a.cfg.ContextWindow
+	if window <= 0 {
+		window = llm.LookupModel(a.Model()).ContextWindow
+	}
+	tokens := len(prompt) / 4
+	if window <= 0 || tokens <= window {
+		return ""
+	}
+	return fmt.Sprintf("the message is %s (about %d tokens), more than the %d-token context window of %s; nothing was sent. Save it to a file and ask hew to work on that file: it reads large files in parts",
+		byteSize(len(prompt)), tokens, window, a.Model())
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // plural writes n with the singular or plural noun.

@@ -467,3 +467,28 @@ func TestReceiptSummary(t *testing.T) {
 		t.Fatalf("bare receipt: %q", got)
 	}
 }
+
+// A message larger than the context window is refused before anything is
+// sent, with its size (issue 12.15).
+func TestMessageLargerThanWindowRefused(t *testing.T) {
+	p := agenttest.NewProvider(step{Text: "never"})
+	h := newHarness(t, p, nil, func(c *Config) { c.ContextWindow = 200000 })
+	big := strings.Repeat("log line with some words in it\n", 100000) // 3.1 MB
+	res := h.a.Run(context.Background(), big)
+	if res.StopReason != StopError || len(p.Requests()) != 0 {
+		t.Fatalf("result %+v after %d requests", res, len(p.Requests()))
+	}
+	for _, want := range []string{"3.0 MB", "about 775000 tokens", "200000-token context window", "nothing was sent", "file"} {
+		if !strings.Contains(res.Err, want) {
+			t.Errorf("message %q lacks %q", res.Err, want)
+		}
+	}
+	if len(h.a.History()) != 0 {
+		t.Errorf("the refused message entered the history")
+	}
+	// A large message that fits still goes out.
+	res = h.a.Run(context.Background(), strings.Repeat("x", 400000))
+	if res.StopReason != StopCompleted || len(p.Requests()) != 1 {
+		t.Fatalf("fitting message: %+v", res)
+	}
+}
