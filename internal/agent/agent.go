@@ -218,9 +218,33 @@ func (a *Agent) buildRequest(maxTokens int) *llm.Request {
 
 func (a *Agent) append(m llm.Message) {
 	a.mu.Lock()
+	if n := len(a.history); n > 0 && m.Role == llm.RoleUser {
+		m = withWireIDs(a.history[n-1], m)
+	}
 	a.history = append(a.history, m)
 	a.mu.Unlock()
 	a.pipe.recordMessage(m)
+}
+
+// withWireIDs gives the results in m the provider ids of the calls they
+// answer in prev (see callIDs), so the wire pairs them as the server named them.
+func withWireIDs(prev, m llm.Message) llm.Message {
+	wire := map[string]string{}
+	for _, b := range prev.Content {
+		if b.Type == llm.BlockToolUse && b.WireID != "" {
+			wire[b.ID] = b.WireID
+		}
+	}
+	if len(wire) == 0 {
+		return m
+	}
+	m.Content = slices.Clone(m.Content)
+	for i, b := range m.Content {
+		if b.Type == llm.BlockToolResult && b.WireID == "" {
+			m.Content[i].WireID = wire[b.ID]
+		}
+	}
+	return m
 }
 
 // storeHistory keeps what the context manager returned for sending; the
@@ -240,7 +264,7 @@ func (a *Agent) replaceHistory(msgs, before []llm.Message) {
 		a.storeHistory(msgs)
 		return
 	}
-	if err := ValidateHistory(msgs); err != nil {
+	if err := llm.ValidateHistory(msgs); err != nil {
 		a.pipe.emit(Notice{Level: "warn", Text: "compaction produced an invalid history (" + err.Error() + "); kept the original"})
 		return
 	}

@@ -81,7 +81,7 @@ func newE2E(t *testing.T, files map[string]string, scenarioJSON string, mode per
 func (x *e2e) run(prompt string) TurnResult {
 	x.t.Helper()
 	res := x.a.Run(context.Background(), prompt)
-	if err := ValidateHistory(x.a.History()); err != nil {
+	if err := llm.ValidateHistory(x.a.History()); err != nil {
 		x.t.Fatalf("history invalid: %v", err)
 	}
 	return res

@@ -36,6 +36,9 @@ type turn struct {
 	lastText string
 	// repeats counts, per call+result key, the consecutive answers that made it.
 	repeats map[string]int
+	// ids makes the tool-call ids of the answer being streamed unique in
+	// the session.
+	ids *callIDs
 }
 
 // Run handles one user message: model round trips until an answer asks
@@ -179,6 +182,7 @@ func (t *turn) request(maxTokens int) (*llm.Response, *batch, error) {
 		a.mu.Unlock()
 		a.pipe.emit(RequestStarted{RoundTrip: t.roundTrips + 1})
 		b := newBatch(t.ctx, a.pipe, !a.cfg.NoStreamingTools)
+		t.ids = newCallIDs(req.Messages)
 		resp, err := p.Stream(t.ctx, req, func(ev llm.Event) { t.onEvent(b, ev) })
 		if err == nil && resp == nil {
 			err = errors.New("model provider returned no answer")
@@ -198,6 +202,7 @@ func (t *turn) request(maxTokens int) (*llm.Response, *batch, error) {
 			return nil, nil, fmt.Errorf("model request failed: %w", err)
 		}
 		t.roundTrips++
+		resp = t.ids.apply(resp)
 		if a.cfg.Context != nil {
 			a.cfg.Context.AfterResponse(req, resp)
 		}
@@ -215,10 +220,11 @@ func (t *turn) onEvent(b *batch, ev llm.Event) {
 		p.emit(ThinkingDelta{Text: ev.Text})
 	case llm.EvToolDone:
 		if ev.Block != nil {
-			b.onToolDone(*ev.Block)
+			b.onToolDone(t.ids.block(*ev.Block))
 		}
 	case llm.EvRetry:
 		b.discard()
+		t.ids.reset()
 		text, reason := fmt.Sprintf("retrying (attempt %d)…", ev.Attempt), ""
 		if ev.Err != nil {
 			reason = ev.Err.Error()

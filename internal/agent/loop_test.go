@@ -492,3 +492,32 @@ func TestMessageLargerThanWindowRefused(t *testing.T) {
 		t.Fatalf("fitting message: %+v", res)
 	}
 }
+
+// A server that numbers calls per answer (call_0 every time) gets unique
+// ids in the history — so compaction's and resume's checks pass — while
+// the wire keeps the server's own ids on calls and their results (issue 12.8).
+func TestRepeatedCallIDsMadeUnique(t *testing.T) {
+	r := &agenttest.Tool{ToolName: "r", RO: true}
+	p := agenttest.NewProvider(
+		step{Calls: []llm.Block{call("call_0", "r", `{}`), call("call_1", "r", `{}`)}},
+		step{Calls: []llm.Block{call("call_0", "r", `{}`)}},
+		step{Text: "done"},
+	)
+	h := newHarness(t, p, []tools.Tool{r}, nil)
+	if res := h.a.Run(context.Background(), "go"); res.StopReason != StopCompleted {
+		t.Fatalf("result %+v", res)
+	}
+	h.checkInvariants()
+	hist := h.a.History()
+	second := hist[3].ToolUses()
+	if len(second) != 1 || second[0].ID == "call_0" || second[0].WireID != "call_0" {
+		t.Fatalf("second answer's call = %+v", second)
+	}
+	res := hist[4].Content[0]
+	if res.ID != second[0].ID || res.WireCallID() != "call_0" {
+		t.Fatalf("its result = %+v", res)
+	}
+	if first := hist[1].ToolUses(); first[0].ID != "call_0" || first[0].WireID != "" {
+		t.Fatalf("a first use keeps the provider's id: %+v", first[0])
+	}
+}

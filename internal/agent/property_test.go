@@ -26,6 +26,9 @@ func randomScript(r *rand.Rand, n int, cancel func()) []step {
 	id := 0
 	for i := range steps {
 		st := step{Text: fmt.Sprintf("answer %d", i), Retries: r.IntN(4) / 3, NoToolDone: r.IntN(4) == 0}
+		if r.IntN(3) == 0 {
+			id = 0 // numbered per answer, as some OpenAI-compatible servers do (issue 12.8)
+		}
 		for k := r.IntN(5); k > 0; k-- {
 			id++
 			name := []string{"r", "r", "w", "w", "nope"}[r.IntN(5)]

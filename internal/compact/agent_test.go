@@ -119,7 +119,7 @@ func TestAgentLongSession(t *testing.T) {
 	if mains != trips {
 		t.Fatalf("main requests = %d, want %d", mains, trips)
 	}
-	if err := compact.ValidateHistory(a.History()); err != nil {
+	if err := llm.ValidateHistory(a.History()); err != nil {
 		t.Fatal(err)
 	}
 	tiers := map[int]int{}

@@ -94,14 +94,8 @@ func callText(f func() string) string {
 // protocol-valid, the tools listed, the working directory and session id
 // unchanged, and the user's first request still reachable.
 func (m *Manager) probe(req *llm.Request, before, after []llm.Message) error {
-	if err := ValidateHistory(after); err != nil {
-		// A history that was already irregular only has to keep its pairs.
-		if ValidateHistory(before) == nil {
-			return err
-		}
-		if err := validatePairs(after); err != nil {
-			return err
-		}
+	if err := llm.ValidateHistory(after); err != nil {
+		return err
 	}
 	if m.last != nil && m.last.toolCount > 0 && len(req.Tools) == 0 {
 		return errors.New("the tool list is empty")
@@ -154,77 +148,4 @@ func historyContains(h []llm.Message, s string) bool {
 		}
 	}
 	return false
-}
-
-// ValidateHistory checks the rules providers enforce on a history: it starts
-// with a user message, roles alternate, no message is empty, and every
-// tool_use is answered by a tool_result with the same id in the very next
-// message (and every tool_result answers one).
-func ValidateHistory(h []llm.Message) error {
-	if len(h) == 0 {
-		return nil
-	}
-	if h[0].Role != llm.RoleUser {
-		return fmt.Errorf("history starts with a %s message", h[0].Role)
-	}
-	for i, msg := range h {
-		if len(msg.Content) == 0 {
-			return fmt.Errorf("message %d is empty", i)
-		}
-		if i > 0 && msg.Role == h[i-1].Role {
-			return fmt.Errorf("messages %d and %d are both %s messages", i-1, i, msg.Role)
-		}
-	}
-	return validatePairs(h)
-}
-
-// validatePairs checks only the tool_use/tool_result pairing.
-func validatePairs(h []llm.Message) error {
-	seen := map[string]bool{}
-	var open map[string]bool // tool_use ids of the previous assistant message
-	for i, msg := range h {
-		if msg.Role == llm.RoleAssistant {
-			if len(open) > 0 {
-				return fmt.Errorf("tool calls of message %d are not answered", i-1)
-			}
-			open = nil
-			for _, b := range msg.Content {
-				if b.Type == llm.BlockToolResult {
-					return fmt.Errorf("message %d: tool_result in an assistant message", i)
-				}
-				if b.Type != llm.BlockToolUse {
-					continue
-				}
-				if b.ID == "" || seen[b.ID] {
-					return fmt.Errorf("message %d: tool call id %q is empty or repeated", i, b.ID)
-				}
-				seen[b.ID] = true
-				if open == nil {
-					open = map[string]bool{}
-				}
-				open[b.ID] = true
-			}
-			continue
-		}
-		for _, b := range msg.Content {
-			if b.Type == llm.BlockToolUse {
-				return fmt.Errorf("message %d: tool_use in a user message", i)
-			}
-			if b.Type != llm.BlockToolResult {
-				continue
-			}
-			if !open[b.ID] {
-				return fmt.Errorf("message %d: tool_result %q answers no call of the previous message", i, b.ID)
-			}
-			delete(open, b.ID)
-		}
-		if len(open) > 0 {
-			return fmt.Errorf("message %d leaves %d tool call(s) of message %d unanswered", i, len(open), i-1)
-		}
-		open = nil
-	}
-	if len(open) > 0 {
-		return fmt.Errorf("the last message's %d tool call(s) are not answered", len(open))
-	}
-	return nil
 }

@@ -65,7 +65,7 @@ func TestAutoCompactAtTurnStart(t *testing.T) {
 			t.Fatalf("summary prompt lacks section %q", section)
 		}
 	}
-	if err := compact.ValidateHistory(out); err != nil {
+	if err := llm.ValidateHistory(out); err != nil {
 		t.Fatal(err)
 	}
 	req.Messages = out
@@ -189,7 +189,7 @@ func TestRecoverPromptTooLong(t *testing.T) {
 				}
 				return
 			}
-			if err := compact.ValidateHistory(out); err != nil {
+			if err := llm.ValidateHistory(out); err != nil {
 				t.Fatal(err)
 			}
 			req.Messages = out
@@ -225,7 +225,7 @@ func TestManualCompact(t *testing.T) {
 	if !strings.Contains(p.summaries[len(p.summaries)-1].System[0].Text, "focus on: the config change") {
 		t.Fatal("focus not passed to the summary request")
 	}
-	if err := compact.ValidateHistory(out); err != nil {
+	if err := llm.ValidateHistory(out); err != nil {
 		t.Fatal(err)
 	}
 	if len(out) >= len(b.h) {
@@ -311,9 +311,13 @@ func TestValidateHistory(t *testing.T) {
 	}{
 		{"empty", nil, true},
 		{"simple", []llm.Message{u, say}, true},
-		{"parallel pair", []llm.Message{u, use("a", "b"), res("b", "a"), say}, true},
+		// One validator (llm.ValidateHistory) for loop, compaction, resume
+		// and tests: results answer in call order; two user messages in a
+		// row are accepted (providers join them).
+		{"parallel pair", []llm.Message{u, use("a", "b"), res("a", "b"), say}, true},
+		{"parallel pair out of order", []llm.Message{u, use("a", "b"), res("b", "a"), say}, false},
 		{"starts with assistant", []llm.Message{say, u}, false},
-		{"two users", []llm.Message{u, u}, false},
+		{"two users", []llm.Message{u, u}, true},
 		{"unanswered call", []llm.Message{u, use("a"), u}, false},
 		{"half answered", []llm.Message{u, use("a", "b"), res("a"), say}, false},
 		{"wrong id", []llm.Message{u, use("a"), res("z"), say}, false},
@@ -324,7 +328,7 @@ func TestValidateHistory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := compact.ValidateHistory(tt.h); (err == nil) != tt.ok {
+			if err := llm.ValidateHistory(tt.h); (err == nil) != tt.ok {
 				t.Fatalf("ValidateHistory = %v, want ok=%v", err, tt.ok)
 			}
 		})

@@ -98,7 +98,7 @@ func TestLongSessionThousandRoundTrips(t *testing.T) {
 		} else {
 			peakReq = max(peakReq, n)
 		}
-		if err := compact.ValidateHistory(req.Messages); err != nil {
+		if err := llm.ValidateHistory(req.Messages); err != nil {
 			t.Fatalf("round trip %d: %v", d.trips, err)
 		}
 		if !containsText(req.Messages, longFirstPrompt) {

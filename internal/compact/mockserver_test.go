@@ -179,7 +179,7 @@ func TestWirePromptTooLongRecovers(t *testing.T) {
 	if cs := ev.compacted(); len(cs) != 1 || cs[0].Tier != 4 {
 		t.Fatalf("compacted events = %+v", cs)
 	}
-	if err := compact.ValidateHistory(a.History()); err != nil {
+	if err := llm.ValidateHistory(a.History()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -74,7 +74,7 @@ func TestSnipSupersededReads(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("results after snip:\n%q\nwant\n%q", got, want)
 	}
-	if err := compact.ValidateHistory(out); err != nil {
+	if err := llm.ValidateHistory(out); err != nil {
 		t.Fatal(err)
 	}
 	cs := ev.compacted()
@@ -142,7 +142,7 @@ func TestBudgetTier(t *testing.T) {
 				}
 				tt.check(t, orig[i], kind, got[i])
 			}
-			if err := compact.ValidateHistory(out); err != nil {
+			if err := llm.ValidateHistory(out); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -211,7 +211,7 @@ func TestWarmCacheWaitsThenMicrocompact(t *testing.T) {
 	if len(cs) == 0 || cs[0].Tier != 3 {
 		t.Fatalf("want a tier-3 event, got %+v", cs)
 	}
-	if err := compact.ValidateHistory(third); err != nil {
+	if err := llm.ValidateHistory(third); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -240,7 +240,7 @@ func TestSqueezeAboveThresholdMidTurn(t *testing.T) {
 	if n := compact.EstimateRequest(req); n > 92000 {
 		t.Fatalf("request of %d tokens does not fit the window", n)
 	}
-	if err := compact.ValidateHistory(out); err != nil {
+	if err := llm.ValidateHistory(out); err != nil {
 		t.Fatal(err)
 	}
 	got := results(out)
@@ -262,7 +262,7 @@ func TestSingleHugeResultFits(t *testing.T) {
 	if n := compact.EstimateRequest(req); n > 92000 {
 		t.Fatalf("request of %d tokens above the window", n)
 	}
-	if err := compact.ValidateHistory(req.Messages); err != nil {
+	if err := llm.ValidateHistory(req.Messages); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -316,7 +316,7 @@ func TestMidTurnLocalFold(t *testing.T) {
 	if n := compact.EstimateRequest(req); n > 92000 {
 		t.Fatalf("request of %d tokens", n)
 	}
-	if err := compact.ValidateHistory(req.Messages); err != nil {
+	if err := llm.ValidateHistory(req.Messages); err != nil {
 		t.Fatal(err)
 	}
 	text := allText(req.Messages)

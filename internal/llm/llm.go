@@ -48,6 +48,10 @@ type Block struct {
 
 	// ID is the tool call id of a tool_use block, or the id a tool_result answers.
 	ID string `json:"id,omitempty"`
+	// WireID is the provider's own id when hew renamed a repeated one (some
+	// servers number calls per answer: call_0 every time). ID is unique in
+	// the session; the adapters send WireID, so the server sees its ids.
+	WireID string `json:"wire_id,omitempty"`
 	// Name is the tool name of a tool_use block.
 	Name string `json:"name,omitempty"`
 	// Input is the parsed JSON input of a tool_use block (always an object).
@@ -249,6 +253,14 @@ func (e *APIError) PromptTooLong() bool {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// WireCallID is the id to send for a tool_use or tool_result block.
+func (b Block) WireCallID() string {
+	if b.WireID != "" {
+		return b.WireID
+	}
+	return b.ID
 }
 
 // Metered wraps a provider so the usage of every answer reaches OnUsage.

@@ -99,7 +99,51 @@ func (s *Loaded) apply(l line) {
 	}
 }
 
-// Repair makes a history protocol-valid: consecutive messages of one role
+// uniqueIDs renames the tool calls of assistant message i whose ids were
+// used before (or are empty), and the results answering them in the next
+// message, keeping the provider's id as WireID: transcripts written before
+// ids were made unique on append may repeat call_0.
+func uniqueIDs(msgs []llm.Message, i int, seen map[string]bool) {
+	n := 0
+	for j, b := range msgs[i].Content {
+		if b.Type != llm.BlockToolUse {
+			continue
+		}
+		if b.ID != "" && !seen[b.ID] {
+			seen[b.ID] = true
+			continue
+		}
+		old := b.ID
+		id := old
+		for id == "" || seen[id] {
+			n++
+			id = fmt.Sprintf("%s_r%d", orCall(old), n)
+		}
+		seen[id] = true
+		msgs[i].Content[j].ID = id
+		if msgs[i].Content[j].WireID == "" {
+			msgs[i].Content[j].WireID = old
+		}
+		if i+1 < len(msgs) && msgs[i+1].Role == llm.RoleUser {
+			for k, r := range msgs[i+1].Content {
+				if r.Type == llm.BlockToolResult && r.ID == old {
+					msgs[i+1].Content[k].ID, msgs[i+1].Content[k].WireID = id, msgs[i].Content[j].WireID
+					break
+				}
+			}
+		}
+	}
+}
+
+func orCall(id string) string {
+	if id == "" {
+		return "call"
+	}
+	return id
+}
+
+// Repair makes a history protocol-valid: repeated tool-call ids are made
+// unique, consecutive messages of one role
 // are merged, every tool_use is answered in the next user message (missing
 // answers get an interrupted error result, in call order), results with no
 // call are dropped, and a leading assistant message is removed. It returns
@@ -120,7 +164,11 @@ func Repair(msgs []llm.Message) ([]llm.Message, int) {
 		merged = append(merged, llm.Message{Role: m.Role, Content: append([]llm.Block(nil), m.Content...)})
 	}
 	invented := 0
+	seen := map[string]bool{}
 	for i := 0; i < len(merged); i++ {
+		if merged[i].Role == llm.RoleAssistant {
+			uniqueIDs(merged, i, seen)
+		}
 		m := merged[i]
 		if m.Role == llm.RoleUser {
 			// Drop results that answer no call of the previous message.
@@ -166,7 +214,7 @@ func Repair(msgs []llm.Message) ([]llm.Message, int) {
 				continue
 			}
 			invented++
-			results = append(results, llm.Block{Type: llm.BlockToolResult, ID: c.ID, Content: InterruptedResult, IsError: true})
+			results = append(results, llm.Block{Type: llm.BlockToolResult, ID: c.ID, WireID: c.WireID, Content: InterruptedResult, IsError: true})
 		}
 		results = append(results, rest...)
 		if i+1 < len(merged) {

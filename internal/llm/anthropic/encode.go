@@ -204,10 +204,10 @@ func encodeBlock(b llm.Block, replayUnsigned bool) (wireBlock, bool) {
 		if len(bytes.TrimSpace(in)) == 0 || string(in) == "null" {
 			in = json.RawMessage("{}")
 		}
-		return wireBlock{Type: "tool_use", ID: safeID(b.ID), Name: b.Name, Input: in}, true
+		return wireBlock{Type: "tool_use", ID: safeID(b.WireCallID()), Name: b.Name, Input: in}, true
 	case llm.BlockToolResult:
 		content, _ := json.Marshal(b.Content)
-		return wireBlock{Type: "tool_result", ToolUseID: safeID(b.ID), Content: content, IsError: b.IsError}, true
+		return wireBlock{Type: "tool_result", ToolUseID: safeID(b.WireCallID()), Content: content, IsError: b.IsError}, true
 	case llm.BlockImage:
 		return wireBlock{Type: "image", Source: &imageSource{Type: "base64", MediaType: b.MediaType, Data: b.Data}}, true
 	}

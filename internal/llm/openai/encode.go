@@ -133,7 +133,7 @@ func encodeMessage(m llm.Message, p Profile) []wireMessage {
 				if len(bytes.TrimSpace(in)) == 0 {
 					in = json.RawMessage("{}")
 				}
-				calls = append(calls, wireToolCall{ID: mapID(b.ID, p), Type: "function",
+				calls = append(calls, wireToolCall{ID: mapID(b.WireCallID(), p), Type: "function",
 					Function: wireFunction{Name: b.Name, Arguments: jsonString(string(in))}})
 			}
 		}
@@ -162,7 +162,7 @@ func encodeMessage(m llm.Message, p Profile) []wireMessage {
 			if b.IsError && !strings.HasPrefix(c, "Error") {
 				c = "Error: " + c
 			}
-			out = append(out, wireMessage{Role: "tool", ToolCallID: mapID(b.ID, p), Content: jsonString(c)})
+			out = append(out, wireMessage{Role: "tool", ToolCallID: mapID(b.WireCallID(), p), Content: jsonString(c)})
 		case llm.BlockText:
 			text.WriteString(b.Text)
 			parts = append(parts, map[string]any{"type": "text", "text": b.Text})

@@ -193,3 +193,19 @@ func TestDetectProfile(t *testing.T) {
 		t.Error("a named profile overrides detection")
 	}
 }
+
+// A call hew renamed (the server repeated call_0) goes out under the
+// server's own id, on the call and on its result.
+func TestEncodeSendsWireIDs(t *testing.T) {
+	msgs := []llm.Message{
+		llm.UserText("go"),
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolUse, ID: "call_0_h1", WireID: "call_0", Name: "r", Input: json.RawMessage(`{}`)}}},
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ID: "call_0_h1", WireID: "call_0", Content: "ok"}}},
+	}
+	w := encode(t, &llm.Request{Model: "gpt-4o", Messages: msgs}, Profiles["generic"])
+	var calls []wireToolCall
+	_ = json.Unmarshal(w.Messages[1]["tool_calls"], &calls)
+	if len(calls) != 1 || calls[0].ID != "call_0" || str(w.Messages[2]["tool_call_id"]) != "call_0" {
+		t.Fatalf("wire ids: %+v / %s", calls, w.Messages[2])
+	}
+}
