@@ -14,7 +14,7 @@ import (
 // gets a fresh one before anything runs (so results, events and result
 // files all use it); the provider's own id is kept as WireID for the wire.
 type callIDs struct {
-	seen map[string]bool  // ids in the history
+	seen map[string]bool   // ids in the history
 	m    map[string]string // provider id -> session id, for this answer
 	n    int
 }

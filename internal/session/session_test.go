@@ -120,7 +120,6 @@ func TestTornLineAndDanglingCall(t *testing.T) {
 	}
 }
 
-
 // Property: whatever prefix of a valid conversation survives (plus junk),
 // Repair returns a valid history and never loses a text block.
 func TestRepairProperty(t *testing.T) {
