@@ -77,8 +77,13 @@ func TestMCPListAndAdd(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("mcp add: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(s.proj, ".mcp.json")); err != nil {
-		t.Fatalf("mcp add wrote no .mcp.json: %v", err)
+	// The default scope is local (SPEC §1): this machine's settings, not
+	// the committed .mcp.json.
+	if _, err := os.Stat(filepath.Join(s.proj, ".hew", "settings.local.json")); err != nil {
+		t.Fatalf("mcp add wrote no .hew/settings.local.json: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.proj, ".mcp.json")); err == nil {
+		t.Fatal("mcp add wrote .mcp.json without --scope project")
 	}
 	r = s.run(nil, "mcp", "list")
 	if r.code != 0 || !strings.Contains(r.stdout, "everything") {
