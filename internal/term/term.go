@@ -278,3 +278,13 @@ func (s *Streams) ReadInput(buf []byte, wait time.Duration) (int, error) {
 	}
 	return n, nil
 }
+
+// Height is the terminal's height in rows, or 24 when stdout is not one.
+func (s *Streams) Height() int {
+	if s.outFd >= 0 {
+		if _, h, err := xterm.GetSize(s.outFd); err == nil && h > 0 {
+			return h
+		}
+	}
+	return 24
+}

@@ -46,8 +46,14 @@ type Renderer struct {
 
 	// assistant text of the current line
 	partial strings.Builder
-	shownW  int  // columns of partial already written raw
-	midLine bool // the cursor is not at column 0
+	echo    liveEcho // how the current line was shown while streaming
+	midLine bool     // the cursor is not at column 0
+	// reqRows counts the rows of assistant text printed since the model
+	// request began, so a retried request can take its void text back.
+	reqRows int
+	// thinking is the collapsed one-line view of the model's thinking.
+	thinking strings.Builder
+	thinkOn  bool // the thinking line is on screen (the cursor is on it)
 	// lastKind is what the previous block was ("text", "tool"), so text
 	// and tool calls are separated by one blank line.
 	lastKind string
@@ -98,18 +104,14 @@ func (r *Renderer) Emit(e agent.Event) {
 		r.md = mdState{}
 	case agent.RequestStarted:
 		r.endLine()
+		r.reqRows = 0
 		r.startSpinner("Thinking")
+	case agent.Retrying:
+		r.voidAttempt()
 	case agent.TextDelta:
 		r.text(ev.Text)
 	case agent.ThinkingDelta:
-		if t := sanitize(ev.Text); r.opts.Verbose && t != "" {
-			r.stopSpinner()
-			if r.partial.Len() > 0 {
-				r.finishLine()
-			}
-			r.write(r.st.dim(t))
-			r.midLine = !strings.HasSuffix(t, "\n")
-		}
+		r.think(sanitize(ev.Text))
 	case agent.ToolStarted:
 		r.toolStarted(ev)
 	case agent.ToolFinished:
@@ -310,6 +312,7 @@ func (r *Renderer) text(t string) {
 		r.midLine = !strings.HasSuffix(t, "\n")
 		return
 	}
+	r.endThinking()
 	for {
 		i := strings.IndexByte(t, '\n')
 		piece := t
@@ -318,8 +321,14 @@ func (r *Renderer) text(t string) {
 		}
 		if piece != "" {
 			r.partial.WriteString(piece)
-			r.write(piece)
-			r.shownW += Width(piece)
+			if r.md.holds(r.partial.String()) {
+				// tables and code are drawn whole; take back a start
+				// that looked like prose
+				r.write(r.echo.erase())
+				r.echo.reset()
+			} else {
+				r.write(r.echo.add(piece, r.s.Width()))
+			}
 			r.midLine = true
 		}
 		if i < 0 {
@@ -330,43 +339,109 @@ func (r *Renderer) text(t string) {
 	}
 }
 
-// finishLine redraws the current text line styled and ends it.
+// finishLine replaces the streamed line with its styled rows and ends it.
 func (r *Renderer) finishLine() {
 	raw := r.partial.String()
-	styled := r.md.line(raw, r.st, r.s.Width())
-	if styled != raw {
-		r.erase(r.shownW)
-		r.write(styled)
+	rows := r.md.feed(raw, r.st, r.s.Width())
+	if len(rows) == 1 && rows[0] == raw && r.echo.used && r.echo.rows == 0 {
+		r.write("\n") // what streamed is what it is: no redraw
+		r.reqRows++
+	} else {
+		r.write(r.echo.erase())
+		r.printRows(rows)
 	}
-	r.write("\n")
 	r.partial.Reset()
-	r.shownW, r.midLine = 0, false
+	r.echo.reset()
+	r.midLine = false
 }
 
-// erase moves to the start of a line of w columns already on screen
-// (possibly wrapped over several rows) and clears to the end of the screen.
-func (r *Renderer) erase(w int) {
+// printRows writes finished rows of assistant text and counts them.
+func (r *Renderer) printRows(rows []string) {
 	width := max(r.s.Width(), 1)
-	rows := 1
-	if w > 0 {
-		rows = (w-1)/width + 1
+	for _, row := range rows {
+		r.write(row + "\n")
+		r.reqRows += max(1, (visibleWidth(row)+width-1)/width)
 	}
-	r.write("\r")
-	if rows > 1 {
-		r.write(fmt.Sprintf("\x1b[%dA", rows-1))
-	}
-	r.write("\x1b[J")
 }
 
-// endLine finishes any half-written line.
-func (r *Renderer) endLine() {
+// voidAttempt takes back the text of a model request that failed midway
+// and is being retried: the retry streams it again, so it must not show
+// twice. Rows that scrolled off the screen cannot be taken back; a note
+// then says the text above was cut.
+func (r *Renderer) voidAttempt() {
+	r.stopSpinner()
+	r.endThinking()
+	r.write(r.echo.erase())
+	r.partial.Reset()
+	r.echo.reset()
+	r.md = mdState{}
+	r.midLine = false
+	if !r.live || r.reqRows == 0 {
+		r.reqRows = 0
+		return
+	}
+	h := r.s.Height()
+	if r.reqRows < h-1 {
+		r.write(fmt.Sprintf("\r\x1b[%dA\x1b[J", r.reqRows))
+	} else {
+		r.line(r.st.dim("(the answer above was cut off; it is being sent again)"))
+	}
+	r.reqRows = 0
+}
+
+// think shows the model's thinking: in full and dimmed with --verbose,
+// else collapsed to one dim line that follows the latest thought.
+func (r *Renderer) think(t string) {
+	if t == "" {
+		return
+	}
+	r.stopSpinner()
 	if r.partial.Len() > 0 {
 		r.finishLine()
+	}
+	if r.opts.Verbose {
+		r.write(r.st.dim(t))
+		r.midLine = !strings.HasSuffix(t, "\n")
 		return
+	}
+	r.thinking.WriteString(t)
+	if !r.live {
+		return
+	}
+	text := strings.Join(strings.Fields(r.thinking.String()), " ")
+	room := max(r.s.Width()-4, 8)
+	if Width(text) > room { // the latest words, as they come
+		rs := []rune(text)
+		for len(rs) > 0 && Width(string(rs)) > room-1 {
+			rs = rs[1:]
+		}
+		text = "…" + string(rs)
+	}
+	r.write("\r" + r.st.dim("✻ "+text) + "\x1b[K")
+	r.thinkOn, r.midLine = true, true
+}
+
+// endThinking leaves the collapsed thinking line as one line.
+func (r *Renderer) endThinking() {
+	r.thinking.Reset()
+	if r.thinkOn {
+		r.write("\n")
+		r.thinkOn, r.midLine = false, false
+	}
+}
+
+// endLine finishes any half-written line and draws a table still held.
+func (r *Renderer) endLine() {
+	r.endThinking()
+	if r.partial.Len() > 0 {
+		r.finishLine()
 	}
 	if r.midLine {
 		r.write("\n")
 		r.midLine = false
+	}
+	if r.live {
+		r.printRows(r.md.flush(r.st, r.s.Width()))
 	}
 }
 

@@ -128,10 +128,18 @@ func TestPromptStaysVisibleUnderTmux(t *testing.T) {
 			long := strings.Repeat("wrap 世界 ", w/8+3)
 			ts.keys("C-u", long)
 			ts.keys("Enter")
-			ts.waitText(fmt.Sprintf("echo: %q", long))
+			ts.waitFlat(fmt.Sprintf("echo: %q", long))
 			ts.promptShows("")
 		})
 	}
+}
+
+// waitFlat waits for s on the screen, ignoring how it was wrapped: the
+// renderer word-wraps long output into rows of its own.
+func (ts *tmuxSession) waitFlat(s string) {
+	ts.t.Helper()
+	flat := strings.NewReplacer(" ", "", "\n", "").Replace
+	ts.waitScreen(fmt.Sprintf("%q, wrapped", s), func(sc string) bool { return strings.Contains(flat(sc), flat(s)) })
 }
 
 func indexOf(rows []string, s string) int {
@@ -186,11 +194,7 @@ func TestWideCharEditingUnderTmux(t *testing.T) {
 	ts.run("send-keys", "-t", "hew", "-l", "カ")
 	ts.keys("Enter")
 	want := fmt.Sprintf("echo: %q", "漢字漢カ字"+strings.Repeat("漢字", 18))
-	// The echo wraps too; a wide character that does not fit leaves the
-	// row's last column blank, so compare without spaces.
-	ts.waitScreen(want, func(sc string) bool {
-		return strings.Contains(strings.ReplaceAll(sc, " ", ""), strings.ReplaceAll(want, " ", ""))
-	})
+	ts.waitFlat(want)
 }
 
 // promptShowsWithCursorAnywhere waits for the prompt row to hold text.
