@@ -14,7 +14,8 @@ type brakeInputs struct {
 	root, homeDir, hewHome, stateDir string
 	settings                         *config.Settings
 	allowed, disallowed              []string
-	addDirs                          []string // --add-dir
+	addDirs                          []string            // --add-dir
+	getenv                           func(string) string // the environment hew was given
 }
 
 // brakes are the built permission engine and shell confinement.
@@ -50,6 +51,7 @@ func buildBrakes(in brakeInputs) (brakes, error) {
 		Root:    in.root,
 		Extra:   probe.AdditionalDirs(),
 		Home:    in.homeDir,
+		Getenv:  in.getenv,
 		Network: in.settings.Sandbox.Network == config.NetworkAll,
 	}, in.settings.Sandbox.Enabled)
 	opts.SandboxActive = wrap != nil && warning == "" && in.settings.Sandbox.Network != config.NetworkAll

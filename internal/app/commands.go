@@ -97,7 +97,7 @@ func (a *cli) permissionsCmd(args []string) int {
 			}
 			b, err := buildBrakes(brakeInputs{
 				root: root, homeDir: a.homeDir(), hewHome: a.hewHome(), stateDir: session.ProjectDir(a.hewHome(), root),
-				settings: settings, allowed: allowed, disallowed: disallowed,
+				settings: settings, allowed: allowed, disallowed: disallowed, getenv: a.env.get,
 			})
 			return b.eng, err
 		},

@@ -91,11 +91,7 @@ func (a *cli) homeDir() string {
 	if h := a.env.get("HOME"); h != "" {
 		return h
 	}
-	if h := a.env.get("USERPROFILE"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
+	return a.env.get("USERPROFILE")
 }
 
 // hewHome is $HEW_HOME, default ~/.hew; hew's state lives only there.

@@ -18,7 +18,7 @@ func sandboxMain(args []string) int { return sandbox.Main(args) }
 func (a *cli) wireBrakes(rt *parts) error {
 	b, err := buildBrakes(brakeInputs{
 		root: rt.root, homeDir: rt.homeDir, hewHome: rt.home, stateDir: rt.stateDir,
-		settings: rt.settings, allowed: rt.o.allowedTools, disallowed: rt.o.disallowedTools, addDirs: rt.o.addDirs,
+		settings: rt.settings, allowed: rt.o.allowedTools, disallowed: rt.o.disallowedTools, addDirs: rt.o.addDirs, getenv: a.env.get,
 	})
 	if err != nil {
 		return usageErr(err)

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -44,12 +43,9 @@ type hook struct {
 
 var _ agent.HookRunner = (*Runner)(nil)
 
-// New prepares the hooks of cfg to run in cwd with env (KEY=VALUE; nil
-// means this process's environment), plus HEW_PROJECT_DIR=cwd.
+// New prepares the hooks of cfg to run in cwd with env (KEY=VALUE, the
+// environment hew was given; nil is an empty one), plus HEW_PROJECT_DIR=cwd.
 func New(cfg config.Hooks, cwd string, env []string) *Runner {
-	if env == nil {
-		env = os.Environ()
-	}
 	r := &Runner{cwd: cwd, env: append(append([]string{}, env...), "HEW_PROJECT_DIR="+cwd), Timeout: DefaultTimeout}
 	conv := func(in []config.Hook) []hook {
 		out := make([]hook, 0, len(in))

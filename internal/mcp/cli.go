@@ -35,7 +35,7 @@ type Deps struct {
 	NoMCPJSON bool
 	// MCPConfigFiles are --mcp-config values.
 	MCPConfigFiles []string
-	// LookupEnv resolves ${VAR} in server definitions; nil uses os.LookupEnv.
+	// LookupEnv resolves ${VAR} in server definitions; nil resolves nothing.
 	LookupEnv func(string) (string, bool)
 	// Options configure the Manager `list` uses.
 	Options Options
@@ -107,7 +107,7 @@ func Command(args []string, stdout, stderr io.Writer, deps Deps) int {
 		}
 		in := deps.Stdin
 		if in == nil {
-			in = os.Stdin
+			in = strings.NewReader("") // no client: serve ends at once
 		}
 		if err := Serve(ctx, in, stdout, deps.Executor, deps.Registry); err != nil {
 			fmt.Fprintln(stderr, err)

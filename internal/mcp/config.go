@@ -103,7 +103,8 @@ type ConfigOptions struct {
 	Settings []Source
 	// Files are --mcp-config arguments: a file path, or inline JSON.
 	Files []string
-	// LookupEnv resolves ${VAR}; nil uses os.LookupEnv.
+	// LookupEnv resolves ${VAR} in the environment hew was given; nil
+	// resolves nothing (every ${VAR} without a default is unset).
 	LookupEnv func(string) (string, bool)
 	// NoMCPJSON skips Root's .mcp.json: the caller passed its servers in
 	// Settings already (internal/config reads it, subject to trust).
@@ -115,7 +116,7 @@ type ConfigOptions struct {
 func LoadConfig(opts ConfigOptions) *Config {
 	lookup := opts.LookupEnv
 	if lookup == nil {
-		lookup = os.LookupEnv
+		lookup = func(string) (string, bool) { return "", false }
 	}
 	cfg := &Config{}
 	sources := append([]Source(nil), opts.Settings...)

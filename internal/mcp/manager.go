@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -26,7 +25,8 @@ const maxParallelStarts = 8
 
 // Options tunes a Manager; the zero value works.
 type Options struct {
-	// Env is the base environment of stdio servers; nil uses os.Environ().
+	// Env is the base environment of stdio servers (the one hew was given);
+	// nil is an empty one.
 	Env []string
 	// Stderr receives the servers' stderr, each line prefixed with the
 	// server name (e.g. a log file); nil keeps only a short tail for errors.
@@ -87,12 +87,7 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	return m
 }
 
-func (m *Manager) baseEnv() []string {
-	if m.opts.Env != nil {
-		return m.opts.Env
-	}
-	return os.Environ()
-}
+func (m *Manager) baseEnv() []string { return m.opts.Env }
 
 func (m *Manager) maxFaults() int {
 	if m.opts.MaxFaults > 0 {

@@ -51,7 +51,7 @@ func realManager(t *testing.T, dir string) (*Manager, *tools.Registry) {
 	if len(cfg.Problems) > 0 {
 		t.Fatal(cfg.Problems)
 	}
-	m := NewManager(cfg, Options{Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	m := NewManager(cfg, Options{Env: os.Environ(), Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
 	t.Cleanup(func() { _ = m.Close() })
 	reg := tools.NewRegistry()
 	if errs := m.Register(context.Background(), reg); len(errs) > 0 {

@@ -24,8 +24,11 @@ type Policy struct {
 	// TempDir is writable; empty means os.TempDir().
 	TempDir string
 	// Home locates tool caches (~/.cache, Go and npm caches) that builds
-	// need to write; empty means os.UserHomeDir(), "-" means none.
+	// need to write; empty (or "-") means none.
 	Home string
+	// Getenv reads the environment hew was given (XDG_CACHE_HOME,
+	// GOMODCACHE, GOPATH move the caches); nil reads nothing.
+	Getenv func(string) string
 	// Network allows TCP connect and bind.
 	Network bool
 	// Executable is the helper binary; empty means os.Executable().
@@ -58,19 +61,19 @@ func (p Policy) Writable() []string {
 	for _, d := range p.Extra {
 		add(d)
 	}
-	home := p.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
+	getenv := p.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-	if home != "" && home != "-" {
-		cache := os.Getenv("XDG_CACHE_HOME")
+	if home := p.Home; home != "" && home != "-" {
+		cache := getenv("XDG_CACHE_HOME")
 		if cache == "" {
 			cache = filepath.Join(home, ".cache")
 		}
 		add(cache)
-		if mc := os.Getenv("GOMODCACHE"); mc != "" {
+		if mc := getenv("GOMODCACHE"); mc != "" {
 			add(mc)
-		} else if gp := os.Getenv("GOPATH"); gp != "" {
+		} else if gp := getenv("GOPATH"); gp != "" {
 			add(filepath.Join(strings.Split(gp, string(os.PathListSeparator))[0], "pkg", "mod"))
 		} else {
 			add(filepath.Join(home, "go", "pkg", "mod"))

@@ -185,3 +185,26 @@ func TestSandboxNetwork(t *testing.T) {
 		t.Errorf("TCP connect allowed with the network off (%v, %s): %s", ok, why, out)
 	}
 }
+
+// The policy reads the caches' places from the environment it is given,
+// never from the process: an empty Home means no caches at all.
+func TestWritableUsesTheGivenEnvironment(t *testing.T) {
+	env := map[string]string{"XDG_CACHE_HOME": "/x/cache", "GOMODCACHE": "/x/mod"}
+	p := Policy{Root: "/proj", TempDir: "/tmp", Home: "/home/u", Getenv: func(k string) string { return env[k] }}
+	got := strings.Join(p.Writable(), " ")
+	for _, want := range []string{"/proj", "/x/cache", "/x/mod", "/home/u/.npm"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("writable %q lacks %s", got, want)
+		}
+	}
+	if strings.Contains(got, "/home/u/.cache") || strings.Contains(got, "/home/u/go/pkg/mod") {
+		t.Errorf("writable %q ignores the given environment", got)
+	}
+	p.Getenv = nil
+	if got := strings.Join(p.Writable(), " "); !strings.Contains(got, "/home/u/.cache") || !strings.Contains(got, "/home/u/go/pkg/mod") {
+		t.Errorf("without an environment: %q", got)
+	}
+	if got := (Policy{Root: "/proj", TempDir: "/tmp"}).Writable(); len(got) != 2 {
+		t.Errorf("no home: %q", got)
+	}
+}
