@@ -163,6 +163,11 @@ type ApprovalRequest struct {
 	Subject string // exact command, path or URL
 	Reason  string // why it asks (rule, danger class...)
 	Diff    string // for edits: the change as a unified diff
+	// Suggest is the scoped allow rule "yes, and don't ask again" saves to
+	// .hew/settings.local.json (run_shell(terraform plan:*),
+	// web_fetch(domain:example.com), mcp__srv__tool); empty when no rule
+	// can cover the call, and then that answer is not offered.
+	Suggest string
 }
 
 // Approval is the user's answer.
@@ -172,8 +177,16 @@ type Approval string
 const (
 	ApproveOnce    Approval = "yes"
 	ApproveSession Approval = "session" // yes for this session: same command / same file
-	ApproveDeny    Approval = "no"
+	ApproveAlways  Approval = "always"  // yes, and save ApprovalRequest.Suggest as an allow rule
+	ApproveDeny    Approval = "no"      // the note, if any, is the user's message for the model
 )
+
+// RuleSaver is implemented by permission checkers that can remember an
+// approval as an allow rule (the permission engine saves it to
+// .hew/settings.local.json and applies it at once).
+type RuleSaver interface {
+	Remember(rule string) (file string, err error)
+}
 
 // Approver answers approval requests. The terminal UI asks the user; headless
 // runs use a policy that denies. It must honour ctx cancellation.

@@ -309,7 +309,7 @@ func (p *pipeline) authorize(ctx context.Context, pr *prepared) bool {
 // approve asks the Approver; nil denies (headless).
 func (p *pipeline) approve(ctx context.Context, pr *prepared) (ok bool, source, reason string) {
 	req := ApprovalRequest{ID: pr.call.ID, Tool: pr.call.Name, Input: pr.input, Subject: subjectOf(pr.input),
-		Reason: pr.verdict.Reason, Diff: approvalDiff(p.cfg.Env, pr.call.Name, pr.input)}
+		Reason: pr.verdict.Reason, Diff: approvalDiff(p.cfg.Env, pr.call.Name, pr.input), Suggest: pr.verdict.Suggest}
 	p.emit(req)
 	if h, headless := p.cfg.Approver.(Headless); headless || p.cfg.Approver == nil {
 		return false, "headless", "approval required (" + orDefault(pr.verdict.Reason, "policy asks") + ") and nobody can answer in this mode; " +
@@ -324,10 +324,25 @@ func (p *pipeline) approve(ctx context.Context, pr *prepared) (ok bool, source, 
 			p.cfg.Permissions.Grant(pr.call.Name, pr.input)
 		}
 		return true, "user:session", orDefault(note, "approved by the user for this session")
+	case ApproveAlways:
+		saver, ok := p.cfg.Permissions.(RuleSaver)
+		if req.Suggest == "" || !ok {
+			if p.cfg.Permissions != nil {
+				p.cfg.Permissions.Grant(pr.call.Name, pr.input)
+			}
+			return true, "user:session", "approved by the user for this session (no rule could be saved)"
+		}
+		file, err := saver.Remember(req.Suggest)
+		if err != nil {
+			p.emit(Notice{Level: "warn", Text: "could not save " + req.Suggest + ": " + err.Error() + "; approved this time only"})
+			return true, "user", "approved by the user (saving the rule failed)"
+		}
+		p.emit(Notice{Level: "info", Text: "saved " + req.Suggest + " to " + file + "; it will not ask again"})
+		return true, "user:rule", "approved by the user, who saved " + req.Suggest
 	}
 	reason = "the user declined"
-	if note != "" {
-		reason += ": " + note
+	if note != "" && note != "the user said no" {
+		reason = "the user declined: " + note
 	}
 	return false, "user", reason
 }

@@ -209,10 +209,39 @@ func (r *Renderer) ShowApproval(req agent.ApprovalRequest) {
 			r.line("    " + l)
 		}
 	}
-	r.write(r.st.dim("  ") + r.st.bold("y") + r.st.dim(" yes · ") + r.st.bold("n") + r.st.dim(" no · ") +
-		r.st.bold("a") + r.st.dim(" yes for this session › "))
+	if req.Suggest != "" {
+		r.line(r.st.dim("  a saves ") + sanitize(req.Suggest) + r.st.dim(" to .hew/settings.local.json"))
+	}
+	always := " yes for this session · "
+	if req.Suggest != "" {
+		always = " yes, don't ask again · " + r.st.bold("s") + r.st.dim(" this session · ")
+	}
+	r.write(r.st.dim("  ") + r.st.bold("y") + r.st.dim(" yes · ") + r.st.bold("a") + r.st.dim(always) +
+		r.st.bold("n") + r.st.dim(" no · ") + r.st.bold("m") + r.st.dim(" no, with a message › "))
 	r.midLine = true
 	r.bell()
+}
+
+// AskMessage prompts for the message a "no" carries to the model.
+func (r *Renderer) AskMessage() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.write(r.st.dim("message for the model (Enter to send): "))
+}
+
+// Typed echoes what the user types at a question.
+func (r *Renderer) Typed(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.write(sanitizeTyped(s))
+}
+
+// sanitizeTyped keeps printable text and the backspace sequence.
+func sanitizeTyped(s string) string {
+	if s == "\b \b" {
+		return s
+	}
+	return sanitize(s)
 }
 
 // Answered ends an approval question with the answer given.
@@ -224,6 +253,8 @@ func (r *Renderer) Answered(a agent.Approval) {
 		r.write(r.st.green("yes"))
 	case agent.ApproveSession:
 		r.write(r.st.green("yes, for this session"))
+	case agent.ApproveAlways:
+		r.write(r.st.green("yes, and don't ask again"))
 	default:
 		r.write(r.st.red("no"))
 	}

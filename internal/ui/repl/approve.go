@@ -15,8 +15,11 @@ import (
 
 // Approver asks the user about tool calls the permission engine sends to
 // "ask". It shows the tool, the exact command or path and any diff, then
-// takes one keypress on a terminal (y, n, a) or one line from a pipe
-// (y/yes, a/always, anything else is no). In the REPL, Esc or Ctrl+C at the
+// takes one keypress on a terminal — y yes once; a yes and don't ask again
+// (saves the scoped rule shown, or covers the session when there is none);
+// s yes for this session; n no; m no with a message for the model, typed
+// and ended with Enter — or one line from a pipe (y/yes, a/always,
+// s/session, "m TEXT" or "no: TEXT"; anything else is no). In the REPL, Esc or Ctrl+C at the
 // question stops the whole turn (the REPL cancels it; the question then
 // answers no). Questions are asked one at a time.
 type Approver struct {
@@ -95,12 +98,51 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 		return agent.ApproveDeny, "the turn was interrupted"
 	}
 	a.r.ShowApproval(req)
-	ans, why := a.answer(ctx)
+	ans, why := a.answer(ctx, req)
 	a.r.Answered(ans)
 	return ans, why
 }
 
-func (a *Approver) answer(ctx context.Context) (agent.Approval, string) {
+// always is the answer to "a": save the rule when there is one.
+func always(req agent.ApprovalRequest) agent.Approval {
+	if req.Suggest != "" {
+		return agent.ApproveAlways
+	}
+	return agent.ApproveSession
+}
+
+// message reads the user's message for the model, up to Enter; Esc or an
+// empty message is a plain no.
+func (a *Approver) message(ctx context.Context) (agent.Approval, string) {
+	a.r.AskMessage()
+	var b []rune
+	for {
+		k, err := a.readKey(ctx)
+		if err != nil {
+			return agent.ApproveDeny, interruptedWhy(err)
+		}
+		switch {
+		case k.kind == kEnter:
+			if msg := strings.TrimSpace(string(b)); msg != "" {
+				return agent.ApproveDeny, msg
+			}
+			return agent.ApproveDeny, "the user said no"
+		case k.isStop():
+			return agent.ApproveDeny, "the user said no"
+		case k.kind == kBackspace && len(b) > 0:
+			b = b[:len(b)-1]
+			a.r.Typed("\b \b")
+		case k.kind == kRune:
+			b = append(b, k.r)
+			a.r.Typed(string(k.r))
+		case k.kind == kPaste:
+			b = append(b, []rune(k.text)...)
+			a.r.Typed(k.text)
+		}
+	}
+}
+
+func (a *Approver) answer(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, string) {
 	if a.s.InTTY && a.s.StdinIsOS() {
 		for {
 			k, err := a.readKey(ctx)
@@ -117,9 +159,13 @@ func (a *Approver) answer(ctx context.Context) (agent.Approval, string) {
 			case 'y':
 				return agent.ApproveOnce, ""
 			case 'a':
+				return always(req), ""
+			case 's':
 				return agent.ApproveSession, ""
 			case 'n':
 				return agent.ApproveDeny, "the user said no"
+			case 'm':
+				return a.message(ctx)
 			}
 		}
 	}
@@ -127,16 +173,26 @@ func (a *Approver) answer(ctx context.Context) (agent.Approval, string) {
 	if err != nil {
 		return agent.ApproveDeny, interruptedWhy(err)
 	}
-	return parseAnswer(line)
+	return parseAnswer(line, req)
 }
 
 // parseAnswer reads a typed answer; anything unclear is a no.
-func parseAnswer(line string) (agent.Approval, string) {
-	switch strings.ToLower(strings.TrimSpace(line)) {
+func parseAnswer(line string, req agent.ApprovalRequest) (agent.Approval, string) {
+	t := strings.TrimSpace(line)
+	switch strings.ToLower(t) {
 	case "y", "yes":
 		return agent.ApproveOnce, ""
-	case "a", "always", "session":
+	case "a", "always":
+		return always(req), ""
+	case "s", "session":
 		return agent.ApproveSession, ""
+	}
+	for _, p := range []string{"m ", "no: ", "n: ", "no, "} {
+		if len(t) > len(p) && strings.EqualFold(t[:len(p)], p) {
+			if msg := strings.TrimSpace(t[len(p):]); msg != "" {
+				return agent.ApproveDeny, msg
+			}
+		}
 	}
 	return agent.ApproveDeny, "the user said no"
 }
