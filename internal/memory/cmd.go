@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -44,7 +45,7 @@ func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store)
 			return 0
 		}
 		for _, m := range list {
-			fmt.Fprintf(stdout, "%-9s %-30s %s\n", m.Type, m.Name, m.Description)
+			fmt.Fprintln(stdout, ListLine(m))
 		}
 		return 0
 	case "show":
@@ -57,7 +58,12 @@ func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store)
 			fmt.Fprintln(stderr, "hew:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "%s/%s — %s\n\n%s\n", m.Type, m.Name, m.Description, m.Body)
+		fmt.Fprintf(stdout, "%s — %s\n%s\n", m.File(), m.Name, m.Path)
+		fmt.Fprintf(stdout, "type %s · created %s · updated %s", m.Type, day(m.Created), day(m.Updated))
+		if m.Source != "" {
+			fmt.Fprintf(stdout, " · source: %s", m.Source)
+		}
+		fmt.Fprintf(stdout, "\n%s\n\n%s\n", m.Description, m.Body)
 		return 0
 	case "rm", "remove":
 		if len(args) != 2 {
@@ -81,22 +87,51 @@ func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store)
 		}
 		text := strings.Join(fs.Args(), " ")
 		if text == "-" || (text == "" && stdin != nil) {
-			data, err := io.ReadAll(io.LimitReader(stdin, Budget))
+			data, err := io.ReadAll(io.LimitReader(stdin, MaxBody+1))
 			if err != nil {
 				fmt.Fprintln(stderr, "hew:", err)
 				return 1
 			}
 			text = string(data)
 		}
-		m, err := s.Add(Memory{Type: *typ, Name: *name, Description: *desc, Body: text})
+		res, err := s.Add(Memory{Type: *typ, Name: *name, Description: *desc, Body: text, Source: "user via hew memory add"})
 		if err != nil {
 			fmt.Fprintln(stderr, "hew:", err)
 			return 2
 		}
-		fmt.Fprintf(stdout, "remembered %s/%s\n", m.Type, m.Name)
+		fmt.Fprintf(stdout, "remembered %s (%s)\n", res.Memory.File(), res.Memory.Name)
+		ReportPruned(stderr, res.Pruned)
 		return 0
 	default:
 		fmt.Fprintf(stderr, "hew memory: unknown command %q\n%s", args[0], usage)
 		return 2
 	}
+}
+
+// ListLine is a memory's line in `hew memory list` and /memory.
+func ListLine(m Memory) string {
+	return fmt.Sprintf("%-9s %-36s %s  %s", m.Type, strings.TrimSuffix(m.File()[len(m.Type)+1:], ".md"), day(m.Updated), m.Description)
+}
+
+// ReportPruned says which memories the index left out, so pruning is never
+// silent.
+func ReportPruned(w io.Writer, pruned []string) {
+	if len(pruned) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "hew: the memory index is full (%d lines / %d KB): %d lower-value memories are no longer indexed or recalled (their files stay):\n", MaxIndexLines, MaxIndexBytes/1024, len(pruned))
+	for i, l := range pruned {
+		if i == 5 {
+			fmt.Fprintf(w, "  … and %d more\n", len(pruned)-5)
+			break
+		}
+		fmt.Fprintln(w, "  "+l)
+	}
+}
+
+func day(t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	return t.Format("2006-01-02")
 }

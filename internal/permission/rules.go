@@ -27,6 +27,7 @@ const (
 	ToolEnterPlan = "enter_plan_mode"
 	ToolExitPlan  = "exit_plan_mode"
 	ToolWakeup    = "schedule_wakeup"
+	ToolMemory    = "memory_write" // queues a memory; only hew's own memory folder changes
 	mcpPrefix     = "mcp__"
 )
 
@@ -59,7 +60,7 @@ func toolKind(tool string) kind {
 		return kindShell
 	case ToolWebFetch:
 		return kindWeb
-	case ToolTodo, ToolSearch, ToolSkill, ToolAgent, ToolEnterPlan, ToolExitPlan, ToolWakeup:
+	case ToolTodo, ToolSearch, ToolSkill, ToolAgent, ToolEnterPlan, ToolExitPlan, ToolWakeup, ToolMemory:
 		return kindInternal
 	}
 	if strings.HasPrefix(tool, mcpPrefix) {
