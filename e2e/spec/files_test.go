@@ -306,25 +306,32 @@ func TestMCPConfigFlag(t *testing.T) {
 	}
 }
 
-// Memories of the project reach the model (in the first message's
-// reminder, team notes; SPEC section 3 long-term memory).
+// Memories of the project reach the model when they bear on the message:
+// recalled into the message's reminder as index lines (issue 16), not all
+// of them into every session.
 func TestMemoryReachesModel(t *testing.T) {
 	w := newWorld(t)
-	ms := w.startMock("")
 	if r := w.hew("memory", "add", "--type", "feedback", "--name", "tabs", "MARK-MEMORY always use tabs"); r.code != 0 {
 		t.Fatalf("memory add: %s", r)
 	}
-	r := w.hewEnv(ms.anthropicEnv(), "-p", "--output-format", "json", "hi")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r)
+	carried := func(prompt string) bool {
+		ms := w.startMock("")
+		r := w.hewEnv(ms.anthropicEnv(), "-p", "--output-format", "json", prompt)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r)
+		}
+		var found bool
+		for _, q := range ms.requests() {
+			b, _ := json.Marshal(q.body)
+			found = found || strings.Contains(string(b), "MARK-MEMORY always use tabs")
+		}
+		return found
 	}
-	var found bool
-	for _, q := range ms.requests() {
-		b, _ := json.Marshal(q.body)
-		found = found || strings.Contains(string(b), "MARK-MEMORY always use tabs")
+	if !carried("should I indent with tabs here?") {
+		t.Fatal("no request carried the project's matching memory")
 	}
-	if !found {
-		t.Fatal("no request carried the project's memory")
+	if carried("hi") {
+		t.Fatal("an unrelated message carried the memory")
 	}
 }
 

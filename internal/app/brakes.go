@@ -36,7 +36,7 @@ func buildBrakes(in brakeInputs) (brakes, error) {
 		Settings:        in.settings,
 		AllowedTools:    in.allowed,
 		DisallowedTools: in.disallowed,
-		ReadableDirs:    []string{filepath.Join(in.stateDir, "tool-results")},
+		ReadableDirs:    []string{filepath.Join(in.stateDir, "tool-results"), filepath.Join(in.stateDir, "memory")},
 		LocalSettings:   filepath.Join(in.root, ".hew", "settings.local.json"),
 		AdditionalDirs:  in.addDirs,
 		KeepTrust: func(write func() error) error {

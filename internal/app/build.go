@@ -111,6 +111,9 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		Trust:              p.settings.Trust.Summary(),
 		Notices:            p.notices,
 		Checkpoints:        a.checkpointStore(p.root, p.settings),
+
+		MemoryFailureCapture: p.settings.MemoryFailureCapture,
+		MemorySemanticRecall: p.settings.MemorySemanticRecall,
 	})
 }
 

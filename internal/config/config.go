@@ -53,6 +53,12 @@ type Settings struct {
 	Bell bool
 	// Checkpoints bounds the per-turn checkpoints behind /undo.
 	Checkpoints Checkpoints
+	// MemoryFailureCapture writes a feedback memory when the same kind of
+	// tool failure repeats (default true).
+	MemoryFailureCapture bool
+	// MemorySemanticRecall asks the model, in a side request, which
+	// memories fit a message (default true).
+	MemorySemanticRecall bool
 
 	// Warnings lists harmless problems (unknown keys), each naming its file.
 	Warnings []string
@@ -198,13 +204,15 @@ var ValidModes = []string{"default", "plan", "acceptEdits", "bypassPermissions",
 // Default returns settings with nothing configured.
 func Default() *Settings {
 	return &Settings{
-		Permissions:      Permissions{DefaultMode: DefaultMode},
-		MCPServers:       map[string]MCPServer{},
-		Sandbox:          Sandbox{Enabled: true, Network: NetworkAllowlist},
-		AutoCompact:      true,
-		Bell:             true,
-		CompactThreshold: DefaultCompactThreshold,
-		Checkpoints:      Checkpoints{Enabled: true, MaxAgeDays: 30, MaxSizeMB: 1024},
+		Permissions:          Permissions{DefaultMode: DefaultMode},
+		MCPServers:           map[string]MCPServer{},
+		Sandbox:              Sandbox{Enabled: true, Network: NetworkAllowlist},
+		AutoCompact:          true,
+		Bell:                 true,
+		CompactThreshold:     DefaultCompactThreshold,
+		Checkpoints:          Checkpoints{Enabled: true, MaxAgeDays: 30, MaxSizeMB: 1024},
+		MemoryFailureCapture: true,
+		MemorySemanticRecall: true,
 	}
 }
 
@@ -448,6 +456,12 @@ func (s *Settings) merge(f *File, source string, data []byte) {
 	}
 	if f.Bell != nil {
 		s.Bell = *f.Bell
+	}
+	if f.MemoryFailureCapture != nil {
+		s.MemoryFailureCapture = *f.MemoryFailureCapture
+	}
+	if f.MemorySemanticRecall != nil {
+		s.MemorySemanticRecall = *f.MemorySemanticRecall
 	}
 	if c := f.Checkpoints; c != nil {
 		if c.Enabled != nil {

@@ -25,6 +25,10 @@ type File struct {
 	CompactThreshold *float64                   `json:"compactThreshold"`
 	Bell             *bool                      `json:"bell"`
 	Checkpoints      *fileCheckpoints           `json:"checkpoints"`
+	// MemoryFailureCapture and MemorySemanticRecall switch off parts of
+	// long-term memory (internal/memory).
+	MemoryFailureCapture *bool `json:"memoryFailureCapture"`
+	MemorySemanticRecall *bool `json:"memorySemanticRecall"`
 	// TrustedDirectories (user settings only) trusts every project at or
 	// under these directories.
 	TrustedDirectories []string `json:"trustedDirectories"`
@@ -139,7 +143,7 @@ func networkMode(raw json.RawMessage) (string, bool) {
 
 // Known keys per object, for unknown-key warnings.
 var (
-	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "checkpoints", "trustedDirectories", "$schema"}
+	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "checkpoints", "trustedDirectories", "memoryFailureCapture", "memorySemanticRecall", "$schema"}
 	permKeys    = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
 	hookKeys    = []string{"matcher", "command", "timeout", "type", "hooks"}
 	hookCmdKeys = []string{"type", "command", "timeout"}

@@ -2,12 +2,10 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
-	"github.com/hew-dev/hew/internal/memory"
 	"github.com/hew-dev/hew/internal/wakeup"
 )
 
@@ -36,25 +34,6 @@ func (s *Session) RunSkill(ctx context.Context, name, args string) (res agent.Tu
 		return agent.TurnResult{}, false
 	}
 	return s.Submit(ctx, strings.TrimSpace("/"+sk.Name+" "+args)), true
-}
-
-// Memories lists this project's long-term memory, one line per memory (/memory).
-func (s *Session) Memories() ([]string, error) {
-	list, err := s.memory.List()
-	out := make([]string, 0, len(list))
-	for _, m := range list {
-		out = append(out, fmt.Sprintf("%-9s %-30s %s", m.Type, m.Name, m.Description))
-	}
-	return out, err
-}
-
-// Remember stores text in long-term memory and says where (/remember).
-func (s *Session) Remember(text string) (string, error) {
-	m, err := s.memory.Add(memory.Memory{Body: text})
-	if err != nil {
-		return "", err
-	}
-	return m.Type + "/" + m.Name + ", used from the next session on", nil
 }
 
 // Goal works toward cond until an evaluator judges it met, impossible, or

@@ -27,6 +27,7 @@ func (s *Session) Submit(ctx context.Context, text string) agent.TurnResult {
 		}
 		text = msg
 	}
+	defer s.endTurn()
 	s.mu.Lock()
 	goal := s.goal
 	s.goal = ""

@@ -21,7 +21,6 @@ import (
 	"github.com/hew-dev/hew/internal/compact"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/mcp"
-	"github.com/hew-dev/hew/internal/memory"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/prompt"
@@ -105,6 +104,12 @@ type Options struct {
 	// Checkpoints is the project's checkpoint store (/undo, /rewind); nil
 	// takes no checkpoints.
 	Checkpoints *checkpoint.Store
+	// MemoryFailureCapture turns on the built-in PostToolUseFailure capture;
+	// MemorySemanticRecall the semantic recall side query (settings).
+	MemoryFailureCapture, MemorySemanticRecall bool
+	// Edit opens a file in the user's editor and waits (/memory open); nil
+	// means no editor is available.
+	Edit func(path string) error
 }
 
 // Session is one live conversation. Submit, Goal, LoopRound, RunSkill and
@@ -118,7 +123,7 @@ type Session struct {
 	ctxMgr   *compact.Manager
 	plans    *plan.Set
 	wakeup   *wakeup.Tool
-	memory   *memory.Store
+	memory   *memoryParts
 	subagent *subagent.Tool
 	ckpt     *checkpoint.Tracker // nil: no checkpoints
 
@@ -166,7 +171,6 @@ func New(o Options) (*Session, error) {
 	if s.mode == "" {
 		s.mode = permission.ModeDefault
 	}
-	s.memory = memory.Open(s.stateDir)
 	history, err := s.openTranscript()
 	if err != nil {
 		return nil, err
@@ -266,6 +270,7 @@ func (s *Session) registerTools() {
 	}
 	s.wakeup = &wakeup.Tool{}
 	reg.Register(s.wakeup)
+	s.newMemory()
 }
 
 // countSide adds a side request's usage (compaction summary, goal
@@ -294,10 +299,10 @@ func (s *Session) agentConfig() agent.Config {
 		Permissions:     s.o.Permissions,
 		Mode:            s.mode,
 		Approver:        ap,
-		Hooks:           s.o.Hooks,
+		Hooks:           s.hooks(),
 		Recorder:        s.rec,
 		Emit:            s.emit,
-		Context:         s.ctxMgr,
+		Context:         s.contextManager(),
 		Checkpoints:     s.checkpointer(),
 		MaxTurns:        s.o.MaxTurns,
 		MaxBudgetTokens: s.o.MaxBudgetTokens,
@@ -375,13 +380,9 @@ func (s *Session) prepare(ctx context.Context) error {
 		Interactive:     s.o.Approver != nil,
 		Sandbox:         s.o.Sandbox,
 		Deferred:        deferredLines(s.o.Registry),
+		Memory:          s.memoryLine(),
 		Now:             s.o.Now(),
 	})
-	if mem := s.memory.Context(); mem != "" {
-		// Memory changes between sessions, so like the project instructions
-		// it rides in the first message, never in the cached system prompt.
-		p.Reminder = strings.TrimSpace(p.Reminder + "\n\n<system-reminder>\n" + strings.TrimSpace(mem) + "\n</system-reminder>")
-	}
 	s.mu.Lock()
 	s.prompt = p
 	s.mu.Unlock()
@@ -417,6 +418,11 @@ func (s *Session) flushNotices() {
 // mode changed since the model was last told (/mode, /plan), leaving the
 // cached system prompt alone.
 func (s *Session) userPrompt(p string) string {
+	// Memories matching the message ride with it (and the semantic side
+	// query starts now, in parallel with the first request): the system
+	// prompt and earlier messages stay as they were, so the cached prefix
+	// holds.
+	p = prompt.WithReminder(s.memory.recall.Submit(context.Background(), p), p)
 	s.mu.Lock()
 	first := s.firstTurn
 	s.firstTurn = false

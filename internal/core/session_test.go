@@ -338,11 +338,11 @@ func TestSkillsAndMemory(t *testing.T) {
 		t.Fatalf("skill prompt %q", first)
 	}
 	where, err := s.Remember("the build needs Go 1.24")
-	if err != nil || !strings.Contains(where, "used from the next session on") {
+	if err != nil || !strings.Contains(where, "recalled from the next message on") {
 		t.Fatalf("remember: %q, %v", where, err)
 	}
-	list, err := s.Memories()
-	if err != nil || len(list) != 1 {
+	list, err := s.Memory(context.Background(), "list")
+	if err != nil || strings.Count(list, "the build needs Go 1.24") != 1 {
 		t.Fatalf("memories %q, %v", list, err)
 	}
 }

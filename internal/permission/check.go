@@ -73,7 +73,7 @@ func (e *Engine) check(req Request, extra []*Rule) (Verdict, subject) {
 		return Verdict{Decision: Allow, Reason: "approved for this session earlier", Source: "session-grant"}, s
 	}
 	if s.kind == kindRead && e.readableDir(s.path) {
-		return Verdict{Decision: Allow, Reason: "reading hew's own saved tool results is always allowed", Source: "default"}, s
+		return Verdict{Decision: Allow, Reason: "reading hew's own saved tool results and memory is always allowed", Source: "default"}, s
 	}
 	if (s.kind == kindRead || s.kind == kindWrite) && !e.inside(s.path) {
 		v := Verdict{Decision: Ask, Reason: s.path + " is outside the project root (add it to additionalDirectories or allow it explicitly)", Source: "outside-project"}

@@ -72,6 +72,9 @@ func environment(o Options) string {
 		fmt.Fprintf(&b, "Project trust: %s\n", o.Trust)
 	}
 	b.WriteString(gitFacts(o.Git))
+	if o.Memory != "" {
+		fmt.Fprintf(&b, "Memory: %s\n", o.Memory)
+	}
 	if len(o.Deferred) > 0 {
 		b.WriteString("\n# Deferred tools (load with tool_search select:NAME, then call)\n")
 		for _, t := range o.Deferred {

@@ -55,7 +55,9 @@ type Options struct {
 	// Deferred are the tools loaded on demand through tool_search, listed
 	// by name with one line each so the model can find them.
 	Deferred []ToolLine
-	Now      time.Time
+	// Memory says in one line what long-term memory holds; "" leaves it out.
+	Memory string
+	Now    time.Time
 	// Git runs git in Root; nil uses the git binary with a short timeout.
 	Git func(args ...string) (string, error)
 }

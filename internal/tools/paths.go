@@ -18,7 +18,9 @@ func PathScope(env *Env, tool string) fscore.Scope {
 	}
 	s.Root, s.HomeDir, s.AdditionalDirs, s.AllowOutside = env.Root, env.HomeDir, env.AdditionalDirs, env.AllowOutside
 	if env.StateDir != "" {
-		s.ReadOnlyDirs = []string{filepath.Join(env.StateDir, "tool-results")}
+		// hew's saved tool results and the project's long-term memory: the
+		// model reads them with read_file, it never writes them directly.
+		s.ReadOnlyDirs = []string{filepath.Join(env.StateDir, "tool-results"), filepath.Join(env.StateDir, "memory")}
 	}
 	return s
 }

@@ -35,7 +35,7 @@ func init() {
 		{"goal", "CONDITION", "work until an evaluator judges CONDITION met", (*session).cmdGoal},
 		{"loop", "INTERVAL|dynamic PROMPT", "run PROMPT now and every INTERVAL (1m–1h), or when the model schedules, until Ctrl+C", (*session).cmdLoop},
 		{"skills", "", "list skills; run one with /NAME ARGS", (*session).cmdSkills},
-		{"memory", "", "list this project's long-term memory", (*session).cmdMemory},
+		{"memory", "", "list this project's long-term memory (/memory show|forget NAME)", (*session).cmdMemory},
 		{"remember", "TEXT", "add TEXT to this project's long-term memory", (*session).cmdRemember},
 		{"undo", "[N]", "take back the file changes of the last turn (or N turns), asking first", (*session).cmdUndo},
 		{"rewind", "[N [WHAT]]", "list messages, or go back to before message N (WHAT: code, conversation or both)", (*session).cmdRewind},

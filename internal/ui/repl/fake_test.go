@@ -154,11 +154,16 @@ func (f *fakeAgent) RunSkill(ctx context.Context, name, args string) (agent.Turn
 	return f.Submit(ctx, text), true
 }
 
-func (f *fakeAgent) Memories() ([]string, error) {
+func (f *fakeAgent) Memory(_ context.Context, args string) (string, error) {
 	if f.memories == nil {
-		return nil, nil
+		return "No memories for this project yet. /remember TEXT adds one.", nil
 	}
-	return f.memories()
+	lines, err := f.memories()
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "  " + l
+	}
+	return strings.Join(out, "\n"), err
 }
 func (f *fakeAgent) Remember(text string) (string, error) {
 	if f.remember == nil {

@@ -39,7 +39,9 @@ type Session interface {
 	History() []llm.Message
 	Skills() []core.SkillCommand
 	RunSkill(ctx context.Context, name, args string) (agent.TurnResult, bool)
-	Memories() ([]string, error)
+	// Memory runs /memory ARGS (list, show, open in $EDITOR, forget) and
+	// returns what to print.
+	Memory(ctx context.Context, args string) (string, error)
 	Remember(text string) (string, error)
 	Goal(ctx context.Context, cond string) agent.TurnResult
 	LoopRound(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool)

@@ -26,18 +26,14 @@ func (ss *session) cmdSkills(context.Context, string) {
 	}
 }
 
-func (ss *session) cmdMemory(context.Context, string) {
-	lines, err := ss.ag.Memories()
+func (ss *session) cmdMemory(ctx context.Context, args string) {
+	out, err := ss.ag.Memory(ctx, args)
 	if err != nil {
 		ss.r.Notice("error", err.Error())
 		return
 	}
-	if len(lines) == 0 {
-		ss.printf("No memories for this project yet. /remember TEXT adds one.")
-		return
-	}
-	for _, l := range lines {
-		ss.printf("  %s", l)
+	for _, l := range strings.Split(out, "\n") {
+		ss.printf("%s", l)
 	}
 }
 
