@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,13 @@ func TestFirstRequestBudget(t *testing.T) {
 	a, o := firstRequests(t, w)
 	const budget = 20 * 1024
 	t.Logf("first request: anthropic %d bytes, openai %d bytes (budget %d)", a.size, o.size, budget)
+	if tl, ok := a.body["tools"].([]any); ok {
+		for _, tool := range tl {
+			b, _ := json.Marshal(tool)
+			m, _ := tool.(map[string]any)
+			t.Logf("  tool %-14v %5d bytes", m["name"], len(b))
+		}
+	}
 	for name, r := range map[string]recorded{"anthropic": a, "openai": o} {
 		if r.size > budget {
 			t.Errorf("%s first request is %d bytes, over the %d-byte budget", name, r.size, budget)
@@ -51,7 +59,8 @@ func TestFirstRequestBudget(t *testing.T) {
 		t.Fatalf("system has %d blocks", len(sys))
 	}
 	env, _ := sys[1].(map[string]any)["text"].(string)
-	t.Logf("environment block (%d bytes):\n%s", len(env), env)
+	core, _ := sys[0].(map[string]any)["text"].(string)
+	t.Logf("static core %d bytes; environment block (%d bytes):\n%s", len(core), len(env), env)
 	for _, want := range []string{"Session: headless; nobody can answer", "Permission mode: default (", "Sandbox: ", "Git repository: no",
 		"# Deferred tools", "- enter_plan_mode: ", "- exit_plan_mode: ", "- schedule_wakeup: "} {
 		if !strings.Contains(env, want) {
