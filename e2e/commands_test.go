@@ -246,7 +246,9 @@ func TestInstructionsAndMemoryInFirstMessage(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, true)
 	s.write("AGENTS.md", "Always run make lint before committing.\n")
-	if r := s.run(nil, "memory", "add", "--type", "project", "The CI machine has two cores."); r.code != 0 {
+	// A memory that bears on the message is recalled into it (issue 16:
+	// matching memories, not all of them).
+	if r := s.run(nil, "memory", "add", "--type", "project", "Listing files on the CI machine is slow: it has two cores."); r.code != 0 {
 		t.Fatalf("memory add: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := s.run(nil, "--mock", "-p", "list files"); r.code != 0 {
