@@ -93,12 +93,14 @@ func maxTokens(req *llm.Request) int {
 func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error) {
 	w := wireRequest{Model: req.Model, MaxTokens: maxTokens(req), Stream: stream}
 	marks := 0
+	msgMarks := len(messageBreakpoints(req.Messages))
+	sysMarks := min(maxSystemBreakpoints, maxBreakpoints-msgMarks-1) // one for the tools
 	for _, s := range llm.TaggedSystem(req) {
 		if s.Text == "" {
 			continue
 		}
 		t := wireText{Type: "text", Text: s.Text}
-		if s.Cache && marks < maxSystemBreakpoints {
+		if s.Cache && marks < sysMarks {
 			t.CacheControl = ephemeral
 			marks++
 		}
@@ -128,7 +130,9 @@ func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error
 		}
 		w.Messages = append(w.Messages, wm)
 	}
-	markLastMessage(w.Messages)
+	for _, i := range messageBreakpoints(req.Messages) {
+		markMessage(w.Messages[i])
+	}
 	if req.Thinking && llm.LookupModel(req.Model).Thinking {
 		budget := max(minThinkingBudget, min(w.MaxTokens/2, 32000))
 		if budget < w.MaxTokens {
@@ -142,13 +146,37 @@ func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error
 	return body, nil
 }
 
-// markLastMessage sets the rolling cache breakpoint on the last block of the
-// last message that may carry one (not thinking blocks).
-func markLastMessage(msgs []wireMessage) {
-	if len(msgs) == 0 {
-		return
+// maxBreakpoints is Anthropic's limit of cache_control markers per request.
+const maxBreakpoints = 4
+
+// messageBreakpoints are the messages that get a rolling cache breakpoint:
+// the last one, and the one that was last in the previous request (the
+// message before the latest answer). The previous request wrote the cache
+// at that message, so this request reads it there exactly; with only the
+// new breakpoint, an answer with many parallel calls puts it more than the
+// 20 blocks Anthropic looks back past the cached one, and the whole
+// conversation is written again.
+func messageBreakpoints(msgs []llm.Message) []int {
+	n := len(msgs)
+	if n == 0 {
+		return nil
 	}
-	c := msgs[len(msgs)-1].Content
+	out := []int{n - 1}
+	for i := n - 2; i >= 1; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			if msgs[i-1].Role == llm.RoleUser {
+				out = append(out, i-1)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// markMessage sets a cache breakpoint on the last block of a message that
+// may carry one (not thinking blocks).
+func markMessage(m wireMessage) {
+	c := m.Content
 	for i := len(c) - 1; i >= 0; i-- {
 		if c[i].Type != "thinking" && c[i].Type != "redacted_thinking" {
 			c[i].CacheControl = ephemeral
