@@ -45,6 +45,8 @@ type Client struct {
 	url string
 	// official is true for Anthropic's own API, which takes only signed thinking.
 	official bool
+	// msgs keeps the encoding of messages already sent.
+	msgs *msgCache
 }
 
 // New makes a client. It does not contact the server.
@@ -65,7 +67,7 @@ func New(cfg Config) *Client {
 	if u, err := url.Parse(cfg.BaseURL); err == nil {
 		official = strings.HasSuffix(strings.ToLower(u.Hostname()), "anthropic.com")
 	}
-	return &Client{cfg: cfg, url: MessagesURL(cfg.BaseURL), official: official}
+	return &Client{cfg: cfg, url: MessagesURL(cfg.BaseURL), official: official, msgs: newMsgCache()}
 }
 
 // MessagesURL appends /v1/messages to a base URL, tolerating a trailing /v1.
@@ -85,7 +87,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
 	}
-	body, err := encodeRequest(req, true, !c.official)
+	body, err := encodeRequestCached(req, true, !c.official, c.msgs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hew-dev/hew/internal/llm"
@@ -62,13 +63,13 @@ type wireThinking struct {
 }
 
 type wireRequest struct {
-	Model     string        `json:"model"`
-	MaxTokens int           `json:"max_tokens"`
-	System    []wireText    `json:"system,omitempty"`
-	Messages  []wireMessage `json:"messages"`
-	Tools     []wireTool    `json:"tools,omitempty"`
-	Stream    bool          `json:"stream"`
-	Thinking  *wireThinking `json:"thinking,omitempty"`
+	Model     string          `json:"model"`
+	MaxTokens int             `json:"max_tokens"`
+	System    []wireText      `json:"system,omitempty"`
+	Messages  json.RawMessage `json:"messages"` // null here; spliceMessages puts them in
+	Tools     []wireTool      `json:"tools,omitempty"`
+	Stream    bool            `json:"stream"`
+	Thinking  *wireThinking   `json:"thinking,omitempty"`
 }
 
 // maxSystemBreakpoints leaves room for the tools and rolling breakpoints
@@ -91,6 +92,12 @@ func maxTokens(req *llm.Request) int {
 // thinking without a signature back (Anthropic-compatible servers of other
 // vendors want their reasoning returned; Anthropic itself rejects it).
 func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error) {
+	return encodeRequestCached(req, stream, replayUnsigned, nil)
+}
+
+// encodeRequestCached is encodeRequest taking the encoding of unmarked
+// messages from cache (nil: encode everything).
+func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *msgCache) ([]byte, error) {
 	w := wireRequest{Model: req.Model, MaxTokens: maxTokens(req), Stream: stream}
 	marks := 0
 	msgMarks := len(messageBreakpoints(req.Messages))
@@ -116,23 +123,31 @@ func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error
 	if n := len(w.Tools); n > 0 {
 		w.Tools[n-1].CacheControl = ephemeral
 	}
-	for _, m := range req.Messages {
-		wm := wireMessage{Role: string(m.Role)}
-		for _, b := range m.Content {
-			if wb, ok := encodeBlock(b, replayUnsigned); ok {
-				wm.Content = append(wm.Content, wb)
+	marked := messageBreakpoints(req.Messages)
+	msgs := make([][]byte, len(req.Messages))
+	gen := cache.begin()
+	for i, m := range req.Messages {
+		mark := slices.Contains(marked, i)
+		if !mark {
+			if enc := cache.get(m, replayUnsigned, gen); enc != nil {
+				msgs[i] = enc
+				continue
 			}
 		}
-		if len(wm.Content) == 0 {
-			// Only blocks Anthropic cannot take (e.g. another vendor's
-			// unsigned reasoning): keep the turn order with a placeholder.
-			wm.Content = []wireBlock{{Type: "text", Text: "(no content)"}}
+		wm := encodeMessage(m, replayUnsigned)
+		if mark {
+			markMessage(wm)
 		}
-		w.Messages = append(w.Messages, wm)
+		enc, err := json.Marshal(wm)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: encode message %d: %w", i, err)
+		}
+		if !mark {
+			cache.put(m, replayUnsigned, enc, gen)
+		}
+		msgs[i] = enc
 	}
-	for _, i := range messageBreakpoints(req.Messages) {
-		markMessage(w.Messages[i])
-	}
+	cache.end(gen, len(req.Messages))
 	if req.Thinking && llm.LookupModel(req.Model).Thinking {
 		budget := max(minThinkingBudget, min(w.MaxTokens/2, 32000))
 		if budget < w.MaxTokens {
@@ -143,7 +158,47 @@ func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
-	return body, nil
+	return spliceMessages(body, msgs), nil
+}
+
+// encodeMessage is one message in the wire format, without cache markers.
+func encodeMessage(m llm.Message, replayUnsigned bool) wireMessage {
+	wm := wireMessage{Role: string(m.Role)}
+	for _, b := range m.Content {
+		if wb, ok := encodeBlock(b, replayUnsigned); ok {
+			wm.Content = append(wm.Content, wb)
+		}
+	}
+	if len(wm.Content) == 0 {
+		// Only blocks Anthropic cannot take (e.g. another vendor's
+		// unsigned reasoning): keep the turn order with a placeholder.
+		wm.Content = []wireBlock{{Type: "text", Text: "(no content)"}}
+	}
+	return wm
+}
+
+// messagesNull is where the encoded request holds the messages: the key
+// with its quotes unescaped cannot occur inside any JSON string before it.
+var messagesNull = []byte(`"messages":null`)
+
+// spliceMessages puts the encoded messages into the request body.
+func spliceMessages(body []byte, msgs [][]byte) []byte {
+	i := bytes.Index(body, messagesNull)
+	n := len(body) + 2
+	for _, m := range msgs {
+		n += len(m) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, body[:i]...)
+	out = append(out, `"messages":[`...)
+	for k, m := range msgs {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	out = append(out, ']')
+	return append(out, body[i+len(messagesNull):]...)
 }
 
 // maxBreakpoints is Anthropic's limit of cache_control markers per request.
