@@ -113,6 +113,7 @@ func (s *Session) Clear() (previous string) {
 func (s *Session) switched(id string) {
 	s.agent.SetSessionID(id)
 	s.ctxMgr.Reset()
+	s.memory.recall.Reset()
 	s.mu.Lock()
 	s.todos = nil
 	s.mu.Unlock()

@@ -164,6 +164,10 @@ func TestRecallSurfacedAndBudget(t *testing.T) {
 	if r.Spent() == 0 || r.Spent() > Budget {
 		t.Fatalf("spent %d", r.Spent())
 	}
+	r.Reset() // a new conversation (/clear) has seen nothing yet
+	if got := r.Submit(context.Background(), "部署"); !strings.Contains(got, "部署注意事项") {
+		t.Fatalf("after reset: %s", got)
+	}
 }
 
 // fakeSide answers side requests like a model would, counting them.

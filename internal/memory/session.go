@@ -237,6 +237,18 @@ func (r *Recall) Wait() {
 	}
 }
 
+// Reset forgets what was shown and spent, for a new conversation (/clear,
+// resuming another session): its model has seen none of it.
+func (r *Recall) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending != nil {
+		r.pending.cancel()
+		r.pending = nil
+	}
+	r.surfaced, r.spent = nil, 0
+}
+
 // Spent reports the bytes of memory shown so far this session.
 func (r *Recall) Spent() int {
 	r.mu.Lock()
