@@ -26,6 +26,7 @@ type turn struct {
 	roundTrips int
 	toolCalls  int
 	endText    string // a tool ended the turn with this final text (tools.Result.EndTurn)
+	halt       string // the turn ends with this error after the current answer's calls
 	denials    []Denial
 	// carried is the text of answers cut off by the output limit, to be
 	// continued by the next answer.
@@ -147,6 +148,8 @@ func (t *turn) run(prompt string) TurnResult {
 			return t.end(StopError, "", runaway)
 		case stop != "":
 			return t.end(StopError, "", "stopped by hook: "+stop)
+		case t.halt != "":
+			return t.end(StopError, "", t.halt)
 		case t.endText != "":
 			return t.end(StopCompleted, t.endText, "")
 		}
@@ -316,6 +319,9 @@ func (t *turn) collect(calls []llm.Block, outs []outcome, truncated []llm.Block)
 		}
 		if o.endTurn != "" && t.endText == "" {
 			t.endText = o.endTurn
+		}
+		if o.halt != "" && t.halt == "" {
+			t.halt = o.halt
 		}
 		if o.key != "" && seen[o.key] == 0 {
 			seen[o.key] = t.repeats[o.key] + 1

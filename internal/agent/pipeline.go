@@ -29,6 +29,9 @@ type pipeline struct {
 	// intent returns the user's latest request, for the classifier.
 	intent func() string
 
+	// auto counts auto mode's classifier decisions and trips its fallback.
+	auto autoGuard
+
 	emitMu sync.Mutex
 	recMu  sync.Mutex
 	// grace is how long a cancelled or timed-out tool may take to return
@@ -77,6 +80,9 @@ type outcome struct {
 	// endTurn is a tool's tools.Result.EndTurn: the turn completes after
 	// this answer's calls with it as the final text.
 	endTurn string
+	// halt ends the turn with an error after this answer's calls (auto
+	// mode gave up in a run nobody can be asked in).
+	halt string
 	// key identifies call and result for the runaway guard.
 	key string
 }
@@ -272,7 +278,8 @@ func (p *pipeline) authorize(ctx context.Context, pr *prepared) bool {
 		pr.done, pr.out = true, p.aborted(pr.call)
 		return false
 	}
-	v := pr.verdict
+	v := p.autoFallback(pr.verdict)
+	pr.verdict = v
 	source := v.Source
 	switch {
 	case v.Decision == permission.Deny:
@@ -284,6 +291,7 @@ func (p *pipeline) authorize(ctx context.Context, pr *prepared) bool {
 			pr.done, pr.out = true, p.aborted(pr.call)
 			return false
 		}
+		p.afterClassify(pr, ok)
 		if !ok {
 			p.deny(pr, "auto-mode classifier: "+reason, "classifier")
 			return false

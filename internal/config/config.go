@@ -59,6 +59,8 @@ type Settings struct {
 	// MemorySemanticRecall asks the model, in a side request, which
 	// memories fit a message (default true).
 	MemorySemanticRecall bool
+	// Autonomy bounds goals and loops ("goal", "loop").
+	Autonomy Autonomy
 
 	// Warnings lists harmless problems (unknown keys), each naming its file.
 	Warnings []string
@@ -477,6 +479,7 @@ func (s *Settings) merge(f *File, source string, data []byte) {
 	if f.CompactThreshold != nil {
 		s.CompactThreshold = *f.CompactThreshold
 	}
+	s.mergeAutonomy(f)
 	if pm := f.Permissions; pm != nil {
 		if pm.DefaultMode != nil {
 			s.Permissions.DefaultMode = *pm.DefaultMode

@@ -27,8 +27,10 @@ type File struct {
 	Checkpoints      *fileCheckpoints           `json:"checkpoints"`
 	// MemoryFailureCapture and MemorySemanticRecall switch off parts of
 	// long-term memory (internal/memory).
-	MemoryFailureCapture *bool `json:"memoryFailureCapture"`
-	MemorySemanticRecall *bool `json:"memorySemanticRecall"`
+	MemoryFailureCapture *bool     `json:"memoryFailureCapture"`
+	MemorySemanticRecall *bool     `json:"memorySemanticRecall"`
+	Goal                 *fileGoal `json:"goal"`
+	Loop                 *fileLoop `json:"loop"`
 	// TrustedDirectories (user settings only) trusts every project at or
 	// under these directories.
 	TrustedDirectories []string `json:"trustedDirectories"`
@@ -143,7 +145,7 @@ func networkMode(raw json.RawMessage) (string, bool) {
 
 // Known keys per object, for unknown-key warnings.
 var (
-	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "checkpoints", "trustedDirectories", "memoryFailureCapture", "memorySemanticRecall", "$schema"}
+	topKeys     = []string{"model", "provider", "permissions", "hooks", "mcpServers", "sandbox", "contextWindow", "autoCompact", "compactThreshold", "bell", "checkpoints", "goal", "loop", "trustedDirectories", "memoryFailureCapture", "memorySemanticRecall", "$schema"}
 	permKeys    = []string{"defaultMode", "allow", "ask", "deny", "additionalDirectories"}
 	hookKeys    = []string{"matcher", "command", "timeout", "type", "hooks"}
 	hookCmdKeys = []string{"type", "command", "timeout"}
@@ -236,6 +238,15 @@ func parse(data []byte, name string, claude bool) (*File, []string, error) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
 			warn(m, permKeys, " in permissions")
+		}
+	}
+	for _, k := range []struct {
+		key   string
+		known []string
+	}{{"goal", goalKeys}, {"loop", loopKeys}} {
+		var m map[string]json.RawMessage
+		if raw, ok := top[k.key]; ok && json.Unmarshal(raw, &m) == nil {
+			warn(m, k.known, " in "+k.key)
 		}
 	}
 	if raw, ok := top["sandbox"]; ok {

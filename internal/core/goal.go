@@ -11,9 +11,6 @@ import (
 	"github.com/hew-dev/hew/internal/prompt"
 )
 
-// maxGoalRounds bounds how many times --goal sends the agent back to work.
-const maxGoalRounds = 10
-
 const goalEvalPrompt = `You judge whether a coding agent has met a goal. You get the goal and a
 transcript of the agent's latest work. Answer with one JSON object and nothing else:
 {"ok": true|false, "impossible": true|false, "reason": "one sentence"}
@@ -34,7 +31,10 @@ type goalVerdict struct {
 func (s *Session) runGoal(ctx context.Context, text, cond string) agent.TurnResult {
 	msg := text + "\n\n" + prompt.GoalNote(cond)
 	var total agent.TurnResult
+	s.startGoal(cond)
+	defer s.endGoal()
 	for round := 1; ; round++ {
+		s.setGoalRound(round)
 		res := s.agent.Run(ctx, s.userPrompt(msg))
 		total = mergeResults(total, res)
 		if res.StopReason != agent.StopCompleted {
@@ -60,8 +60,10 @@ func (s *Session) runGoal(ctx context.Context, text, cond string) agent.TurnResu
 		case v.Impossible:
 			total.StopReason, total.Err = agent.StopGoalImpossible, v.Reason
 			return total
-		case round >= maxGoalRounds:
-			total.StopReason, total.Err = agent.StopMaxTurns, fmt.Sprintf("goal not met after %d rounds: %s", round, v.Reason)
+		}
+		if stop, why, over := s.overGoalBudget(round, v.Reason); over {
+			s.emit(agent.Notice{Level: "warn", Text: "goal stopped: " + why})
+			total.StopReason, total.Err = stop, why
 			return total
 		}
 		msg = "The goal is not met yet: " + v.Reason + "\n" + prompt.GoalNote(cond)

@@ -248,6 +248,9 @@ type Status struct {
 	MCP []string
 	// Trust is the project's trust state (Options.Trust); empty shows none.
 	Trust string
+	// Autonomy are /status rows about the goal, the loop and auto mode
+	// (key, text), only for what is active or has happened.
+	Autonomy [][2]string
 }
 
 // Status reports the session's figures.
@@ -259,7 +262,8 @@ func (s *Session) Status() Status {
 	}
 	u, cost := s.agent.Usage()
 	out := Status{ID: s.ID(), Model: s.Model(), Provider: s.o.ProviderName, Mode: s.Mode(), Usage: u, CostUSD: cost,
-		ContextTokens: st.ContextTokens, Window: st.Window, CacheHitRate: rate, Trust: s.o.Trust}
+		ContextTokens: st.ContextTokens, Window: st.Window, CacheHitRate: rate, Trust: s.o.Trust,
+		Autonomy: s.autonomyRows()}
 	if s.o.MCP != nil {
 		for _, m := range s.o.MCP.Status() {
 			line := fmt.Sprintf("%s: %s, %d tools", m.Name, m.State, m.Tools)

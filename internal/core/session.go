@@ -86,6 +86,10 @@ type Options struct {
 	Shell, GOOS  string
 	// Goal is --goal: the first message works until it is judged met.
 	Goal string
+	// GoalBudget bounds each goal (settings "goal"); LoopBudget each /loop
+	// (settings "loop").
+	GoalBudget GoalBudget
+	LoopBudget LoopBudget
 	// ResumePath, if set, is the session file to continue.
 	ResumePath string
 	// Version is hew's version, written to new session files.
@@ -145,6 +149,9 @@ type Session struct {
 	// pendingPlan is a plan the user chose to carry out in a fresh
 	// context; Submit runs it once the turn that approved it has ended.
 	pendingPlan string
+	goalRun     *goalRun // the goal being worked on, if any
+	loop          *loopRun // the /loop running, if any
+	loopStartCost float64
 }
 
 // New assembles a session: a new one, or the one at o.ResumePath. Nothing

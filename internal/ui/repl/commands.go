@@ -210,6 +210,9 @@ func (ss *session) statusLines() []string {
 	if info.Trust != "" {
 		lines = append(lines, row("trust", info.Trust))
 	}
+	for _, a := range info.Autonomy {
+		lines = append(lines, row(a[0], a[1]))
+	}
 	return lines
 }
 

@@ -41,6 +41,7 @@ type fakeAgent struct {
 	goal      func(ctx context.Context, cond string) agent.TurnResult
 	loopRound func(ctx context.Context, prompt string) (time.Duration, string, bool)
 	ckpt      *checkpoint.Store
+	loopMax   int // LoopNext ends the loop at this round; 0: never
 }
 
 func newFakeAgent() *fakeAgent {
@@ -183,6 +184,15 @@ func (f *fakeAgent) LoopRound(ctx context.Context, prompt string) (time.Duration
 	}
 	return f.loopRound(ctx, prompt)
 }
+
+func (f *fakeAgent) LoopStarted() {}
+func (f *fakeAgent) LoopNext(round int, _ time.Duration, _ string) (bool, string) {
+	if f.loopMax > 0 && round >= f.loopMax {
+		return false, "the loop's limit of " + fmt.Sprint(f.loopMax) + " rounds is reached"
+	}
+	return true, ""
+}
+func (f *fakeAgent) LoopEnded() {}
 
 func (f *fakeAgent) gotPrompts() []string {
 	f.mu.Lock()

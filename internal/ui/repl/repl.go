@@ -49,6 +49,11 @@ type Session interface {
 	RewindPoints() ([]core.RewindPoint, error)
 	PlanRewindCode(p core.RewindPoint, force bool) (*checkpoint.Plan, error)
 	RewindConversation(p core.RewindPoint) error
+	// LoopStarted, LoopNext and LoopEnded keep the loop's limits and its
+	// next wake-up (for /status).
+	LoopStarted()
+	LoopNext(round int, wait time.Duration, reason string) (ok bool, why string)
+	LoopEnded()
 }
 
 var _ Session = (*core.Session)(nil)

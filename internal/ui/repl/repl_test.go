@@ -358,7 +358,27 @@ func TestDynamicLoopEndsWithoutWakeup(t *testing.T) {
 	}
 	Run(context.Background(), rg.opts)
 	out := rg.out.String()
-	if rounds != 3 || strings.Count(out, "next round in 1ms: deploy still running") != 2 || !strings.Contains(out, "Loop ended: no next round was scheduled.") {
+	if rounds != 3 || strings.Count(out, "(in 1ms): deploy still running") != 2 || !strings.Contains(out, "Loop ended: no next round was scheduled.") {
+		t.Fatalf("rounds %d:\n%s", rounds, out)
+	}
+}
+
+// A loop ends at its limit (LoopNext says why), and /status shows the
+// session's autonomy rows.
+func TestLoopLimitAndAutonomyStatus(t *testing.T) {
+	rg := newRig(strings.NewReader("/loop dynamic watch\n/status\n"))
+	rg.ag.loopMax = 2
+	rounds := 0
+	rg.ag.loopRound = func(context.Context, string) (time.Duration, string, bool) {
+		rounds++
+		return time.Millisecond, "again", true
+	}
+	rg.ag.status = func() core.Status {
+		return core.Status{ID: "s", CacheHitRate: -1, Autonomy: [][2]string{{"auto", "4 allowed · 3 blocked (3 in a row) · asking now"}}}
+	}
+	Run(context.Background(), rg.opts)
+	out := rg.out.String()
+	if rounds != 2 || !strings.Contains(out, "Loop ended: the loop's limit of 2 rounds is reached.") || !strings.Contains(out, "4 allowed · 3 blocked") {
 		t.Fatalf("rounds %d:\n%s", rounds, out)
 	}
 }

@@ -89,6 +89,8 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 		ss.r.Notice("warn", fmt.Sprintf("interval %s is outside 1m–1h; using %s", every, clamped))
 		every = clamped
 	}
+	ss.ag.LoopStarted()
+	defer ss.ag.LoopEnded()
 	for round := 1; ; round++ {
 		ss.r.Println(ss.r.Dim(fmt.Sprintf("loop round %d (every %s; Ctrl+C stops)", round, every)))
 		stopped := false
@@ -100,6 +102,11 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 			ss.printf("Loop stopped.")
 			return
 		}
+		if ok, why := ss.ag.LoopNext(round, every, ""); !ok {
+			ss.printf("Loop ended: %s.", why)
+			return
+		}
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round at %s (in %s)", time.Now().Add(every).Format("15:04:05"), every)))
 		select {
 		case <-time.After(every):
 		case <-ss.ints:
@@ -118,6 +125,8 @@ func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
 		ss.printf("Usage: /loop dynamic PROMPT (the model schedules each next round); Ctrl+C stops it.")
 		return
 	}
+	ss.ag.LoopStarted()
+	defer ss.ag.LoopEnded()
 	for round := 1; ; round++ {
 		ss.r.Println(ss.r.Dim(fmt.Sprintf("loop round %d (the model schedules the next; Ctrl+C stops)", round)))
 		var wait time.Duration
@@ -132,7 +141,11 @@ func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
 			ss.printf("Loop ended: no next round was scheduled.")
 			return
 		}
-		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round in %s: %s", wait, reason)))
+		if ok, why := ss.ag.LoopNext(round, wait, reason); !ok {
+			ss.printf("Loop ended: %s.", why)
+			return
+		}
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round at %s (in %s): %s", time.Now().Add(wait).Format("15:04:05"), wait, reason)))
 		select {
 		case <-time.After(wait):
 		case <-ss.ints:
