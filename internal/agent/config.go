@@ -31,8 +31,12 @@ type Config struct {
 	Mode        permission.Mode
 	// Approver answers "ask" decisions; nil denies them (headless).
 	Approver Approver
-	// Hooks runs PreToolUse/PostToolUse hooks; nil runs none.
+	// Hooks runs PreToolUse/PostToolUse hooks (and, if it implements
+	// LifecycleHooks, UserPromptSubmit and Stop); nil runs none.
 	Hooks HookRunner
+	// StopEvent names the event run when the model ends its answer:
+	// "Stop" (the default) or "SubagentStop".
+	StopEvent string
 	// Recorder receives records worth keeping in the session file; nil keeps none.
 	Recorder Recorder
 	// Emit receives every event in order, synchronously; nil drops them.
@@ -80,6 +84,18 @@ type HookRunner interface {
 	PreToolUse(ctx context.Context, p HookPayload) HookOutcome
 	PostToolUse(ctx context.Context, p HookPayload) HookOutcome
 }
+
+// StopHooks are the hooks that run when the model ends its answer. A
+// HookRunner that also implements it (hooks.Runner does) gets them.
+type StopHooks interface {
+	// Stop runs when the model ends its answer (event "Stop", or
+	// "SubagentStop" in a sub-agent); Block makes it go on with Reason.
+	// active is true when an earlier Stop hook of this turn blocked already.
+	Stop(ctx context.Context, event, sessionID string, active bool) HookOutcome
+}
+
+// MaxStopBlocks bounds how often Stop hooks may keep one turn going.
+const MaxStopBlocks = 3
 
 // HookPayload is what a hook is told (it goes to the hook as JSON on stdin).
 type HookPayload struct {

@@ -25,6 +25,7 @@ type turn struct {
 
 	roundTrips int
 	toolCalls  int
+	stopBlocks int // times a Stop hook kept this turn going
 	endText    string // a tool ended the turn with this final text (tools.Result.EndTurn)
 	halt       string // the turn ends with this error after the current answer's calls
 	denials    []Denial
@@ -126,6 +127,9 @@ func (t *turn) run(prompt string) TurnResult {
 		calls := msg.ToolUses()
 		if len(calls) == 0 {
 			b.discard()
+			if !cut && t.stopHook() {
+				continue
+			}
 			if !cut {
 				return t.end(StopCompleted, t.carried.String()+msg.Text(), "")
 			}

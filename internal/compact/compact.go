@@ -55,6 +55,9 @@ type Options struct {
 	// Instructions returns the project instructions (AGENTS.md, CLAUDE.md),
 	// put back verbatim after every compaction.
 	Instructions func() string
+	// BeforeCompact, if set, runs before a summary is made (the PreCompact
+	// hooks): trigger is "manual" (/compact, with its focus) or "auto".
+	BeforeCompact func(ctx context.Context, trigger, focus string)
 	// Todos returns the current todo list as text, put back after compaction.
 	Todos func() string
 	// Env is the tool environment; the health probe checks that its working
@@ -328,6 +331,9 @@ func (m *Manager) AtTurnStart(ctx context.Context, req *llm.Request) []llm.Messa
 		return req.Messages
 	}
 	reason := fmt.Sprintf("auto: context at %d%% of the window", before*100/lim.window)
+	if m.opts.BeforeCompact != nil {
+		m.opts.BeforeCompact(ctx, "auto", "")
+	}
 	h, err := m.fold(ctx, req, req.Messages, lim, foldOpts{reason: reason, keep: lim.limit * 3 / 10, model: true, fallback: true}, before)
 	if err != nil {
 		if !errors.Is(err, errNothingToFold) && ctx.Err() == nil {
@@ -348,6 +354,9 @@ func (m *Manager) Compact(ctx context.Context, req *llm.Request, focus string) (
 	reason := "requested"
 	if focus != "" {
 		reason += ", focus: " + focus
+	}
+	if m.opts.BeforeCompact != nil {
+		m.opts.BeforeCompact(ctx, "manual", focus)
 	}
 	h, err := m.fold(ctx, req, req.Messages, lim, foldOpts{reason: reason, focus: focus, keep: lim.limit * 3 / 10, model: true}, before)
 	if err != nil {

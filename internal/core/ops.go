@@ -28,6 +28,11 @@ func (s *Session) Submit(ctx context.Context, text string) agent.TurnResult {
 		text = msg
 	}
 	defer s.endTurn()
+	text, blocked := s.promptHook(ctx, text)
+	if blocked != "" {
+		s.emit(agent.Notice{Level: "warn", Text: blocked})
+		return agent.TurnResult{StopReason: agent.StopError, Err: blocked, SessionID: s.ID(), CostUSD: -1}
+	}
 	s.mu.Lock()
 	goal := s.goal
 	s.goal = ""
@@ -90,6 +95,7 @@ func (s *Session) Compact(ctx context.Context, focus string) error {
 // project instructions again. previous is the id of the session left, ""
 // when it recorded nothing (there is no file to go back to).
 func (s *Session) Clear() (previous string) {
+	s.sessionEnd("clear")
 	if s.rec.Path() != "" {
 		previous = s.rec.ID()
 	}
@@ -105,6 +111,7 @@ func (s *Session) Clear() (previous string) {
 	s.mu.Lock()
 	s.firstTurn = true
 	s.mu.Unlock()
+	s.sessionStart(context.Background(), "clear")
 	return previous
 }
 
@@ -278,6 +285,7 @@ func (s *Session) Status() Status {
 
 // Close releases what the session holds: MCP servers and the session file.
 func (s *Session) Close() error {
+	s.sessionEnd("other")
 	if s.o.MCP != nil {
 		_ = s.o.MCP.Close()
 	}

@@ -145,7 +145,9 @@ type Session struct {
 	todos     []tools.Todo
 	notices   []string
 	resumed   int // messages of the session resumed at start
-	cancel    context.CancelFunc
+	// hookContext is what SessionStart hooks added, for the next message.
+	hookContext string
+	cancel      context.CancelFunc
 	// pendingPlan is a plan the user chose to carry out in a fresh
 	// context; Submit runs it once the turn that approved it has ended.
 	pendingPlan string
@@ -188,15 +190,16 @@ func New(o Options) (*Session, error) {
 	}
 	s.registerTools()
 	s.ctxMgr = compact.New(compact.Options{
-		Provider:     llm.Metered{Provider: o.Provider, OnUsage: s.countSide}, // Model left empty: summaries use the request's model (SetModel switches)
-		Window:       o.ContextWindow,
-		Threshold:    o.CompactThreshold,
-		Auto:         o.AutoCompact,
-		Emit:         s.emit,
-		Instructions: func() string { return s.prompt.Reminder },
-		Todos:        s.todoText,
-		Env:          o.Env,
-		Record:       s.rec.Record,
+		Provider:      llm.Metered{Provider: o.Provider, OnUsage: s.countSide}, // Model left empty: summaries use the request's model (SetModel switches)
+		Window:        o.ContextWindow,
+		Threshold:     o.CompactThreshold,
+		Auto:          o.AutoCompact,
+		Emit:          s.emit,
+		Instructions:  func() string { return s.prompt.Reminder },
+		BeforeCompact: s.preCompact,
+		Todos:         s.todoText,
+		Env:           o.Env,
+		Record:        s.rec.Record,
 	})
 	if s.agent, err = agent.New(s.agentConfig()); err != nil {
 		return nil, err
@@ -392,8 +395,13 @@ func (s *Session) prepare(ctx context.Context) error {
 	})
 	s.mu.Lock()
 	s.prompt = p
+	source := "startup"
+	if s.resumed > 0 {
+		source = "resume"
+	}
 	s.mu.Unlock()
 	s.agent.SetSystem(p.System)
+	s.sessionStart(ctx, source)
 	return nil
 }
 
@@ -438,6 +446,7 @@ func (s *Session) userPrompt(p string) string {
 		p = prompt.WithReminder(prompt.ModeNote(string(s.mode)), p)
 	}
 	s.mu.Unlock()
+	p = s.withHookContext(p)
 	if !first {
 		return p
 	}

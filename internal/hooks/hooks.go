@@ -30,7 +30,10 @@ const maxOutput = 1 << 20
 // Runner runs configured hooks; it implements agent.HookRunner.
 type Runner struct {
 	pre, post, failure []hook
-	cwd                string
+	// events holds the hooks of the other events (UserPromptSubmit, Stop,
+	// SubagentStop, PreCompact, SessionStart, SessionEnd) by name.
+	events map[string][]hook
+	cwd    string
 	env                []string
 	// Timeout is used for hooks without their own timeout.
 	Timeout time.Duration
@@ -55,34 +58,60 @@ func New(cfg config.Hooks, cwd string, env []string) *Runner {
 		return out
 	}
 	r.pre, r.post, r.failure = conv(cfg.PreToolUse), conv(cfg.PostToolUse), conv(cfg.PostToolUseFailure)
+	r.events = map[string][]hook{}
+	for _, ev := range lifecycleEvents {
+		if list := cfg.Event(ev); len(list) > 0 {
+			r.events[ev] = conv(list)
+		}
+	}
 	return r
 }
 
-// claudeNames lets matchers written for Claude Code (Bash, Edit|Write) work.
-var claudeNames = map[string]string{
-	"run_shell": "Bash", "read_file": "Read", "edit_file": "Edit", "write_file": "Write",
-	"grep_search": "Grep", "list_files": "Glob", "web_fetch": "WebFetch", "todo_write": "TodoWrite",
-	"agent": "Task",
+// claudeNames lets matchers written for Claude Code (Bash, Edit|Write,
+// MultiEdit, LS) work.
+var claudeNames = map[string][]string{
+	"run_shell": {"Bash"}, "read_file": {"Read"}, "edit_file": {"Edit", "MultiEdit"}, "write_file": {"Write"},
+	"grep_search": {"Grep"}, "list_files": {"Glob", "LS"}, "web_fetch": {"WebFetch"}, "todo_write": {"TodoWrite"},
+	"agent": {"Task"},
 }
 
+// serverOnly is an mcp__SERVER alternative without a tool part.
+var serverOnly = regexp.MustCompile(`^mcp__[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$`)
+
 // matcher compiles a tool-name matcher: empty or "*" matches every tool,
-// otherwise an anchored regular expression (a plain name is one).
+// otherwise an anchored regular expression (a plain name is one) tried on
+// the hew name and its Claude Code aliases; "|" separates alternatives, and
+// an alternative "mcp__SERVER" matches every tool of that server.
 func matcher(m string) func(string) bool {
 	if m == "" || m == "*" {
 		return func(string) bool { return true }
 	}
-	re, err := regexp.Compile("^(?:" + m + ")$")
+	alts := strings.Split(m, "|")
+	for i, a := range alts {
+		if serverOnly.MatchString(a) && !strings.Contains(strings.TrimPrefix(a, "mcp__"), "__") {
+			alts[i] = a + "(?:__.*)?"
+		}
+	}
+	re, err := regexp.Compile("^(?:" + strings.Join(alts, "|") + ")$")
 	if err != nil {
 		// config.Parse rejects invalid matchers; match nothing rather than all.
 		return func(tool string) bool { return tool == m }
 	}
 	return func(tool string) bool {
-		return re.MatchString(tool) || claudeNames[tool] != "" && re.MatchString(claudeNames[tool])
+		if re.MatchString(tool) {
+			return true
+		}
+		for _, alias := range claudeNames[tool] {
+			if re.MatchString(alias) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
 // Empty reports whether no hook is configured.
-func (r *Runner) Empty() bool { return len(r.pre)+len(r.post)+len(r.failure) == 0 }
+func (r *Runner) Empty() bool { return len(r.pre)+len(r.post)+len(r.failure)+len(r.events) == 0 }
 
 // PreToolUse runs the matching PreToolUse hooks in order. Each later hook
 // sees the input as rewritten by earlier ones. The first block wins; the
@@ -180,8 +209,9 @@ func (h hook) name() string {
 	return fmt.Sprintf("hook %q", c)
 }
 
-// run executes one hook and interprets its answer. pre selects fail-closed
-// handling: any failure blocks; for post hooks a failure is only reported.
+// run executes one tool-call hook and interprets its answer. pre selects
+// fail-closed handling: any failure blocks; for post hooks a failure is
+// only reported.
 func (r *Runner) run(ctx context.Context, h hook, p agent.HookPayload, pre bool) agent.HookOutcome {
 	fail := func(why string) agent.HookOutcome {
 		if pre {
@@ -189,10 +219,42 @@ func (r *Runner) run(ctx context.Context, h hook, p agent.HookPayload, pre bool)
 		}
 		return agent.HookOutcome{Message: h.name() + " " + why + "; ignored"}
 	}
+	if p.Cwd == "" {
+		p.Cwd = r.cwd
+	}
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return fail("could not be given its input: " + err.Error())
 	}
+	x := r.exec(ctx, h, payload)
+	switch {
+	case x.fail != "":
+		return fail(x.fail)
+	case x.code == 2:
+		reason := x.errText
+		if reason == "" {
+			reason = h.name() + " exited with status 2"
+		}
+		return agent.HookOutcome{Block: true, Reason: reason}
+	case x.out == "":
+		return agent.HookOutcome{}
+	}
+	res, err := parseAnswer([]byte(x.out))
+	if err != nil {
+		return fail("printed an invalid answer (" + err.Error() + ")")
+	}
+	return res
+}
+
+// execResult is what running one hook command gave.
+type execResult struct {
+	out, errText string // trimmed stdout and stderr
+	code         int    // exit status when it exited by itself (0 or 2)
+	fail         string // why it failed otherwise (timeout, crash, cancel)
+}
+
+// exec runs one hook command with payload on stdin, bounded by its timeout.
+func (r *Runner) exec(ctx context.Context, h hook, payload []byte) execResult {
 	timeout := r.Timeout
 	if h.Timeout > 0 {
 		timeout = time.Duration(h.Timeout * float64(time.Second))
@@ -211,36 +273,24 @@ func (r *Runner) run(ctx context.Context, h hook, p agent.HookPayload, pre bool)
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
-	errText := strings.TrimSpace(stderr.String())
+	x := execResult{out: strings.TrimSpace(stdout.String()), errText: strings.TrimSpace(stderr.String())}
 	switch {
 	case errors.Is(hctx.Err(), context.DeadlineExceeded):
-		return fail(fmt.Sprintf("timed out after %s", timeout))
+		x.fail = fmt.Sprintf("timed out after %s", timeout)
 	case ctx.Err() != nil:
-		return fail("was cancelled")
+		x.fail = "was cancelled"
 	case runErr != nil:
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) && ee.ExitCode() == 2 {
-			reason := errText
-			if reason == "" {
-				reason = h.name() + " exited with status 2"
-			}
-			return agent.HookOutcome{Block: true, Reason: reason}
+			x.code = 2
+			return x
 		}
-		why := "failed: " + runErr.Error()
-		if errText != "" {
-			why += ": " + firstLine(errText)
+		x.fail = "failed: " + runErr.Error()
+		if x.errText != "" {
+			x.fail += ": " + firstLine(x.errText)
 		}
-		return fail(why)
 	}
-	text := strings.TrimSpace(stdout.String())
-	if text == "" {
-		return agent.HookOutcome{}
-	}
-	res, err := parseAnswer([]byte(text))
-	if err != nil {
-		return fail("printed an invalid answer (" + err.Error() + ")")
-	}
-	return res
+	return x
 }
 
 func firstLine(s string) string {

@@ -145,6 +145,13 @@ func TestMatchers(t *testing.T) {
 		{"Bash", "run_shell", true},
 		{"Edit|Write", "edit_file", true},
 		{"Edit|Write", "read_file", false},
+		{"MultiEdit", "edit_file", true},
+		{"LS", "list_files", true},
+		{"mcp__github", "mcp__github__create", true},
+		{"mcp__github", "mcp__githubber__x", false},
+		{"Read|mcp__db", "mcp__db__query", true},
+		{"mcp__db__query", "mcp__db__query", true},
+		{"mcp__db__query", "mcp__db__drop", false},
 	}
 	for _, c := range cases {
 		r := New(config.Hooks{PreToolUse: []config.Hook{{Matcher: c.matcher, Command: block}}}, dir, nil)

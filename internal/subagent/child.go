@@ -39,6 +39,7 @@ func (t *Tool) childConfig(base agent.Config, env *tools.Env, j job) (agent.Conf
 		Mode:             base.Mode,
 		Approver:         t.labelled(base.Approver, label(in)),
 		Hooks:            base.Hooks,
+		StopEvent:        "SubagentStop",
 		Emit:             t.forward(base.Emit, label(in)),
 		MaxTurns:         t.o.MaxTurns,
 		MaxBudgetTokens:  base.MaxBudgetTokens,
