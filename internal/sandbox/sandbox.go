@@ -1,10 +1,15 @@
-// Package sandbox confines run_shell commands with Landlock. Landlock binds
-// the calling process and everything it spawns, for good, so hew re-executes
-// itself as a small helper (`hew __sandbox --rw DIR… [--no-network] -- bash
-// -c CMD`) that restricts itself and then execs the shell: writes only in
-// the project, the temp directory, additionalDirectories and tool caches;
-// reads everywhere; TCP off unless the settings allow the network. Where
-// Landlock is missing, commands run unconfined and the caller shows why.
+// Package sandbox confines run_shell commands. Landlock binds the calling
+// process and everything it spawns, for good, so hew re-executes itself as
+// a small helper (`hew __sandbox --rw DIR… --net MODE -- bash -c CMD`) that
+// restricts itself and then execs the shell: writes only in the project,
+// the temp directory, additionalDirectories and tool caches; reads
+// everywhere. The network is off, all, or "proxy": only through hew's
+// allowlist proxy (package netproxy). For the proxy the helper puts the
+// command in its own user and network namespace with nothing but loopback
+// and bridges one loopback port to the proxy outside; where user
+// namespaces are unavailable, Landlock lets TCP reach only the proxy's
+// port. Where confinement is impossible, commands run unconfined and the
+// caller says so (doctor, the first run, every result).
 package sandbox
 
 import (
@@ -12,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -29,8 +35,17 @@ type Policy struct {
 	// Getenv reads the environment hew was given (XDG_CACHE_HOME,
 	// GOMODCACHE, GOPATH move the caches); nil reads nothing.
 	Getenv func(string) string
-	// Network allows TCP connect and bind.
+	// Network allows all TCP connect and bind (Net = NetAll); kept for
+	// callers that know only on/off.
 	Network bool
+	// Net is the network mode; empty means NetAll when Network is set,
+	// else NetOff.
+	Net NetMode
+	// ProxyPort is the proxy's port on 127.0.0.1 for NetProxy.
+	ProxyPort int
+	// Namespace puts NetProxy commands in their own network namespace
+	// (else Landlock limits TCP to ProxyPort).
+	Namespace bool
 	// Executable is the helper binary; empty means os.Executable().
 	Executable string
 }
@@ -84,6 +99,27 @@ func (p Policy) Writable() []string {
 	return dirs
 }
 
+// NetMode is what a sandboxed command may do on the network.
+type NetMode string
+
+// Network modes.
+const (
+	NetOff   NetMode = "off"
+	NetAll   NetMode = "all"
+	NetProxy NetMode = "proxy"
+)
+
+// net is the effective network mode.
+func (p Policy) net() NetMode {
+	switch {
+	case p.Net != "":
+		return p.Net
+	case p.Network:
+		return NetAll
+	}
+	return NetOff
+}
+
 // HelperArg is the hidden first argument that selects the helper
 // personality of the hew binary.
 const HelperArg = "__sandbox"
@@ -106,8 +142,17 @@ func Wrapper(p Policy) func(argv []string) ([]string, error) {
 		for _, d := range p.Writable() {
 			out = append(out, "--rw", d)
 		}
-		if !p.Network {
+		switch n := p.net(); n {
+		case NetOff:
 			out = append(out, "--no-network")
+		case NetProxy:
+			if p.ProxyPort <= 0 || p.ProxyPort > 65535 {
+				return nil, errors.New("sandbox: the network proxy is not running")
+			}
+			out = append(out, "--net", string(n), "--proxy-port", strconv.Itoa(p.ProxyPort))
+			if p.Namespace {
+				out = append(out, "--netns")
+			}
 		}
 		out = append(out, "--")
 		return append(out, argv...), nil
@@ -134,7 +179,13 @@ func Configure(p Policy, enabled bool) (wrap func([]string) ([]string, error), w
 type helperArgs struct {
 	rw        []string
 	noNetwork bool
-	argv      []string
+	net       NetMode
+	proxyPort int
+	netns     bool
+	// stage2 marks the helper's second stage, already inside the new
+	// namespaces; probe only checks that they can be made.
+	stage2, probe bool
+	argv          []string
 }
 
 func parseArgs(args []string) (helperArgs, error) {
@@ -160,7 +211,28 @@ func parseArgs(args []string) (helperArgs, error) {
 		case strings.HasPrefix(a, "--rw="):
 			h.rw = append(h.rw, strings.TrimPrefix(a, "--rw="))
 		case a == "--no-network":
-			h.noNetwork = true
+			h.noNetwork, h.net = true, NetOff
+		case a == "--net" && i+1 < len(args):
+			h.net = NetMode(args[i+1])
+			i++
+			if h.net != NetOff && h.net != NetAll && h.net != NetProxy {
+				return h, fmt.Errorf("unknown network mode %q", h.net)
+			}
+			h.noNetwork = h.net == NetOff
+		case a == "--proxy-port" && i+1 < len(args):
+			n, err := strconv.Atoi(args[i+1])
+			if err != nil || n <= 0 || n > 65535 {
+				return h, fmt.Errorf("bad --proxy-port %q", args[i+1])
+			}
+			h.proxyPort = n
+			i++
+		case a == "--netns":
+			h.netns = true
+		case a == stage2Arg:
+			h.stage2 = true
+		case a == probeArg:
+			h.probe = true
+			return h, nil
 		default:
 			return h, fmt.Errorf("unknown argument %q", a)
 		}
@@ -168,12 +240,21 @@ func parseArgs(args []string) (helperArgs, error) {
 	return h, errors.New("missing -- before the command")
 }
 
-const usage = "usage: hew __sandbox [--rw DIR]... [--no-network] -- COMMAND [ARG]..."
+// Hidden helper arguments of the namespace path.
+const (
+	stage2Arg = "--stage2"
+	probeArg  = "--probe-netns"
+)
+
+const usage = "usage: hew __sandbox [--rw DIR]... [--no-network | --net off|all|proxy --proxy-port N [--netns]] -- COMMAND [ARG]..."
 
 // Main is the helper personality: it confines itself and execs the command.
 // It returns an exit status only when it cannot exec.
 func Main(args []string) int {
 	h, err := parseArgs(args)
+	if err == nil && h.net == NetProxy && h.proxyPort == 0 {
+		err = errors.New("--net proxy needs --proxy-port")
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hew sandbox: %v\n%s\n", err, usage)
 		return 2

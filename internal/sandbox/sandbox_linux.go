@@ -40,6 +40,22 @@ func abiVersion() int {
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
 func run(h helperArgs) int {
+	switch {
+	case h.probe:
+		return probeStage()
+	case h.net == NetProxy && h.netns && !h.stage2:
+		return bridge(h)
+	case h.stage2:
+		if err := enterStage2(h); err != nil {
+			fmt.Fprintf(os.Stderr, "hew sandbox: cannot set up the network namespace, refusing to run the command: %v\n", err)
+			return 126
+		}
+	}
+	return confineAndExec(h)
+}
+
+// confineAndExec applies Landlock for h and execs the command.
+func confineAndExec(h helperArgs) int {
 	cfg := landlock.V11.BestEffort()
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
@@ -48,13 +64,26 @@ func run(h helperArgs) int {
 		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 	}
 	var err error
-	if h.noNetwork {
+	switch {
+	case h.net == NetProxy && !h.stage2:
+		// No namespace: TCP may reach only the proxy's port.
+		if abiVersion() < 4 {
+			fmt.Fprintln(os.Stderr, "hew sandbox: this kernel's Landlock cannot limit TCP to the proxy, refusing to run the command")
+			return 126
+		}
+		err = cfg.Restrict(append(rules, landlock.ConnectTCP(uint16(h.proxyPort)))...)
+	case h.noNetwork:
 		err = cfg.Restrict(rules...)
-	} else {
+	default:
+		// All network, or inside the sandbox's own network namespace where
+		// only loopback exists and local servers must work.
 		err = cfg.RestrictPaths(rules...)
 		if err == nil {
 			err = cfg.RestrictScoped()
 		}
+	}
+	if err == nil && (h.noNetwork || h.net == NetProxy && !h.stage2) {
+		err = restrictSockets()
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hew sandbox: cannot confine the command, refusing to run it: %v\n", err)

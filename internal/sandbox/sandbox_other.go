@@ -15,6 +15,14 @@ func Available() (bool, string) {
 	return false, "Landlock is Linux-only and this is " + runtime.GOOS
 }
 
+// NamespaceAvailable reports that network namespaces are Linux-only.
+func NamespaceAvailable() (bool, string) {
+	return false, "network namespaces are Linux-only and this is " + runtime.GOOS
+}
+
+// probeEnv is unused off Linux.
+var probeEnv []string
+
 // abiVersion is 0: there is no Landlock here.
 func abiVersion() int { return 0 }
 

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		os.Exit(Main(os.Args[1:]))
 	}
+	probeEnv = []string{helperEnv + "=1"}
 	os.Exit(m.Run())
 }
 

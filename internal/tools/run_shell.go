@@ -155,7 +155,7 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	if res.SandboxNote != "" {
 		b.WriteString("\n[" + res.SandboxNote + "]")
 	}
-	return Result{Content: b.String(), IsError: isErr, SavedAt: savedAt}, nil
+	return Result{Content: b.String(), IsError: isErr, SavedAt: savedAt, Network: res.Network, Denials: res.Denials}, nil
 }
 
 // cutMarker is the line the runner puts where it left output out.

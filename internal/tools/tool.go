@@ -6,6 +6,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/hew-dev/hew/internal/netproxy"
 )
 
 // Tool is one capability the model can call.
@@ -64,6 +66,18 @@ type Result struct {
 	// streams it there); the result shaper points to it instead of saving
 	// the shortened Content over it.
 	SavedAt string
+	// Network lists the connections a sandboxed command made through the
+	// sandbox's proxy (receipts for --verbose and the session).
+	Network []netproxy.Receipt
+	// Denials are operations refused on policy grounds while the tool ran
+	// (a domain the proxy refused); they join the turn's permission denials.
+	Denials []Denied
+}
+
+// Denied is one refusal inside a tool run.
+type Denied struct {
+	Input  json.RawMessage // what was refused, e.g. {"domain": "x", "port": 443}
+	Reason string
 }
 
 type callIDKey struct{}
@@ -144,12 +158,17 @@ type ShellResult struct {
 	TimedOut bool
 	// Truncated is the number of bytes dropped from the middle of Output.
 	Truncated int
-	// SandboxNote is a one-line note about confinement (e.g. unavailable).
+	// SandboxNote is a one-line note about confinement (e.g. unavailable)
+	// or an explanation of what the sandbox blocked.
 	SandboxNote string
 	// Total is the number of output bytes the command produced.
 	Total int
 	// SaveErr is why OutputFile could not be written whole (nil if it was).
 	SaveErr error
+	// Network and Denials are the sandbox proxy's receipts and refusals
+	// for this command (see Result).
+	Network []netproxy.Receipt
+	Denials []Denied
 }
 
 // Searchable is implemented by tools that offer more than themselves to
