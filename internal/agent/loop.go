@@ -318,6 +318,7 @@ func (t *turn) collect(calls []llm.Block, outs []outcome, truncated []llm.Block)
 		if o.denial != nil {
 			t.denials = append(t.denials, *o.denial)
 		}
+		t.denials = append(t.denials, o.denials...)
 		if o.stop != "" && stop == "" {
 			stop = o.stop
 		}

@@ -75,6 +75,9 @@ func (p *pipeline) recordMessage(m llm.Message) {
 type outcome struct {
 	result llm.Block // the tool_result block
 	denial *Denial
+	// denials are refusals inside a call that ran (a domain the sandbox's
+	// proxy refused).
+	denials []Denial
 	// stop is set when a hook asked to end the turn after this call.
 	stop string
 	// endTurn is a tool's tools.Result.EndTurn: the turn completes after
@@ -444,6 +447,10 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 
 	pr.receipt.Start, pr.receipt.End = start, time.Now()
 	pr.receipt.ResultBytes, pr.receipt.IsError, pr.receipt.StoredAt = full, isErr, stored
+	pr.receipt.Network = res.Network
+	for _, d := range res.Denials {
+		out.denials = append(out.denials, Denial{ToolUseID: call.ID, Tool: call.Name, Input: d.Input, Reason: d.Reason})
+	}
 	p.record("receipt", pr.receipt)
 	rc := pr.receipt
 	p.emit(ToolFinished{ID: call.ID, Name: call.Name, Result: shaped, Display: res.Display, IsError: isErr,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hew-dev/hew/internal/netproxy"
 )
 
 // Receipt is the audit record of one tool call: what was asked, who allowed
@@ -34,6 +36,9 @@ type Receipt struct {
 	// (for /undo) and Changed the files it changed.
 	Checkpoint string   `json:"checkpoint,omitempty"`
 	Changed    []string `json:"changed,omitempty"`
+	// Network are the connections the call's command made through the
+	// sandbox's proxy.
+	Network []netproxy.Receipt `json:"network,omitempty"`
 }
 
 // Summary is the receipt as one line for --verbose: the decision and who
@@ -59,6 +64,9 @@ func (r *Receipt) Summary() string {
 	}
 	if len(r.Changed) > 0 {
 		parts = append(parts, fmt.Sprintf("changed %s (checkpoint %s)", strings.Join(r.Changed, ", "), r.Checkpoint))
+	}
+	if len(r.Network) > 0 {
+		parts = append(parts, "network: "+netproxy.Summarize(r.Network))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -16,13 +16,13 @@ type brakeInputs struct {
 	allowed, disallowed              []string
 	addDirs                          []string            // --add-dir
 	getenv                           func(string) string // the environment hew was given
+	noSandbox                        bool                // --no-sandbox
 }
 
 // brakes are the built permission engine and shell confinement.
 type brakes struct {
-	eng     *permission.Engine
-	wrap    func([]string) ([]string, error)
-	warning string
+	eng *permission.Engine
+	sb  *sandbox.Sandbox
 }
 
 // buildBrakes builds the engine exactly as a session uses it: the same
@@ -47,17 +47,11 @@ func buildBrakes(in brakeInputs) (brakes, error) {
 	if err != nil {
 		return brakes{}, err
 	}
-	wrap, warning := sandbox.Configure(sandbox.Policy{
-		Root:    in.root,
-		Extra:   probe.AdditionalDirs(),
-		Home:    in.homeDir,
-		Getenv:  in.getenv,
-		Network: in.settings.Sandbox.Network == config.NetworkAll,
-	}, in.settings.Sandbox.Enabled)
-	opts.SandboxActive = wrap != nil && warning == "" && in.settings.Sandbox.Network != config.NetworkAll
+	sb := sandbox.New(sandboxOptions(in.settings, in.noSandbox, sandbox.Policy{Root: in.root, Extra: probe.AdditionalDirs(), Home: in.homeDir, Getenv: in.getenv}))
+	opts.SandboxActive = sb.ConfinesNetwork()
 	eng, err := permission.New(opts)
 	if err != nil {
 		return brakes{}, err
 	}
-	return brakes{eng: eng, wrap: wrap, warning: warning}, nil
+	return brakes{eng: eng, sb: sb}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
+	"github.com/hew-dev/hew/internal/sandbox"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
@@ -46,6 +47,9 @@ type parts struct {
 	notices []string
 	// sandboxLine describes run_shell's confinement for the prompt.
 	sandboxLine string
+	// sandbox confines run_shell; front is who it asks and tells.
+	sandbox *sandbox.Sandbox
+	front   *sandboxFront
 }
 
 // frontEnd is what a front-end gives the session: who answers approval
@@ -82,6 +86,9 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		return nil, err
 	}
 	fe := front(p.settings)
+	if p.front != nil {
+		p.front.ask, p.front.emit = fe.ask, fe.emit
+	}
 	return core.New(core.Options{
 		Root: p.root, HewHome: p.home, HomeDir: p.homeDir,
 		Provider: provider, ProviderName: prov.Name, Model: prov.Model,
@@ -112,6 +119,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		Version:     Version,
 		Sandbox:     p.sandboxLine,
 		Trust:       p.settings.Trust.Summary(),
+		Confinement: p.sandbox,
 		Notices:     p.notices,
 		Checkpoints: a.checkpointStore(p.root, p.settings),
 

@@ -43,6 +43,7 @@ type options struct {
 	addDirs            []string
 	systemPrompt       string
 	inputFormat        string
+	noSandbox          bool
 	version            bool
 	help               bool
 
@@ -117,6 +118,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.inputFormat, "input-format", "text", "`FORMAT` of stdin: text, or stream-json (one user message per JSON line, one turn each)")
 	fs.BoolVar(&o.trustProject, "trust-project", false, "apply this project's settings that run code or widen permissions without asking")
 	fs.BoolVar(&o.verbose, "verbose", false, "show full tool results and timings")
+	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run shell commands without the sandbox (explicit; no permission mode implies it)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
 	// Claude Code's spellings, hidden from --help.

@@ -258,6 +258,9 @@ type Status struct {
 	// Autonomy are /status rows about the goal, the loop and auto mode
 	// (key, text), only for what is active or has happened.
 	Autonomy [][2]string
+	// Sandbox describes the shell sandbox: confinement, how the network is
+	// limited, the domains reached this session.
+	Sandbox []string
 }
 
 // Status reports the session's figures.
@@ -271,6 +274,9 @@ func (s *Session) Status() Status {
 	out := Status{ID: s.ID(), Model: s.Model(), Provider: s.o.ProviderName, Mode: s.Mode(), Usage: u, CostUSD: cost,
 		ContextTokens: st.ContextTokens, Window: st.Window, CacheHitRate: rate, Trust: s.o.Trust,
 		Autonomy: s.autonomyRows()}
+	if s.o.Confinement != nil {
+		out.Sandbox = s.o.Confinement.StatusLines()
+	}
 	if s.o.MCP != nil {
 		for _, m := range s.o.MCP.Status() {
 			line := fmt.Sprintf("%s: %s, %d tools", m.Name, m.State, m.Tools)
@@ -288,6 +294,9 @@ func (s *Session) Close() error {
 	s.sessionEnd("other")
 	if s.o.MCP != nil {
 		_ = s.o.MCP.Close()
+	}
+	if s.o.Confinement != nil {
+		_ = s.o.Confinement.Close()
 	}
 	if err := s.rec.Close(); err != nil {
 		return fmt.Errorf("session file: %w", err)

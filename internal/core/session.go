@@ -24,6 +24,7 @@ import (
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/prompt"
+	"github.com/hew-dev/hew/internal/sandbox"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
@@ -100,6 +101,9 @@ type Options struct {
 	// Trust says in one line whether the project's settings that run code
 	// or widen permissions apply (config.Trust.Summary), for /status.
 	Trust string
+	// Confinement is the session's sandbox (for /status and to stop its
+	// network proxy on Close); nil when there is none.
+	Confinement *sandbox.Sandbox
 	// Notices are warnings gathered while building (sandbox off, settings),
 	// shown once: in the banner (TakeNotices) or before the first turn.
 	Notices []string

@@ -40,6 +40,9 @@ type Answer int
 
 // Answers, from narrowest to widest.
 const (
+	// NobodyToAsk is the asker's word that nobody can answer (a headless
+	// run): the domain is refused like an unknown one without an asker.
+	NobodyToAsk Answer = -1
 	// Deny refuses the domain for the rest of the command.
 	Deny Answer = iota
 	// AllowOnce allows the domain for the rest of the command that asked.
@@ -425,7 +428,7 @@ func (p *Proxy) decide(s *Scope, host string, port int) verdict {
 		}
 		if p.cfg.Ask == nil {
 			s.mu.Unlock()
-			return verdict{by: "headless", reason: host + " is not in sandbox.allowedDomains and nobody can approve it in this run; " + HowToAllow(host)}
+			return headless(host)
 		}
 		done := make(chan struct{})
 		s.pending[host] = done
@@ -435,8 +438,13 @@ func (p *Proxy) decide(s *Scope, host string, port int) verdict {
 			a = Deny
 		}
 		s.mu.Lock()
-		s.answers[host] = a
 		delete(s.pending, host)
+		if a == NobodyToAsk {
+			s.mu.Unlock()
+			close(done)
+			return headless(host)
+		}
+		s.answers[host] = a
 		s.mu.Unlock()
 		close(done)
 		switch a {
@@ -450,6 +458,11 @@ func (p *Proxy) decide(s *Scope, host string, port int) verdict {
 			p.mu.Unlock()
 		}
 	}
+}
+
+// headless is the verdict on an unknown domain when nobody can be asked.
+func headless(host string) verdict {
+	return verdict{by: "headless", reason: host + " is not in sandbox.allowedDomains and nobody can approve it in this run; " + HowToAllow(host)}
 }
 
 // open decides about host:port, resolves it, checks the addresses and

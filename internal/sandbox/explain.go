@@ -26,42 +26,47 @@ var connectLine = regexp.MustCompile(`(?i)failed to connect|could not connect|co
 // maxBlockedPaths bounds how many paths one explanation names.
 const maxBlockedPaths = 3
 
-// explain returns the note for a result, or "".
-func (s *Sandbox) explain(dir string, res tools.ShellResult) string {
+// explain returns the note for a result and a few words for the user's
+// notice, or "" and "".
+func (s *Sandbox) explain(dir string, res tools.ShellResult) (note, short string) {
 	st := s.State()
 	if !st.Confined {
-		return ""
+		return "", ""
 	}
-	var notes []string
-	if n := refusedNote(res.Network); n != "" {
+	var notes, shorts []string
+	if n, hosts := refusedNote(res.Network); n != "" {
 		notes = append(notes, n)
+		shorts = append(shorts, "refused the connection to "+strings.Join(hosts, ", ")+" (allow a domain with sandbox.allowedDomains)")
 	}
 	failed := res.ExitCode != 0 && !res.TimedOut
 	if failed {
 		if paths := s.blockedPaths(dir, res.Output); len(paths) > 0 {
+			shorts = append(shorts, "blocked a write to "+strings.Join(paths, ", ")+" (allow a directory with permissions.additionalDirectories or --add-dir)")
 			notes = append(notes, "sandbox: the write to "+strings.Join(paths, ", ")+" was blocked: sandboxed commands may write only in "+
 				strings.Join(s.opts.Policy.Writable(), ", ")+
 				". The user can allow a directory with permissions.additionalDirectories (or --add-dir DIR), or run hew with --no-sandbox; otherwise work inside the project or the temp directory.")
 		}
 		if len(notes) == 0 && st.Network != NetAll && connectLine.MatchString(res.Output) {
 			notes = append(notes, connectNote(st.Network))
+			shorts = append(shorts, `blocked a direct network connection (see "sandbox.network")`)
 		}
 	}
-	return strings.Join(notes, "\n")
+	return strings.Join(notes, "\n"), strings.Join(shorts, "; ")
 }
 
 // refusedNote names the domains the proxy refused and how to allow them.
-func refusedNote(rs []netproxy.Receipt) string {
+func refusedNote(rs []netproxy.Receipt) (string, []string) {
 	seen := map[string]bool{}
-	var lines []string
+	var lines, hosts []string
 	for _, r := range rs {
 		if !r.Denied() || r.By == "error" || seen[r.Host] {
 			continue
 		}
 		seen[r.Host] = true
+		hosts = append(hosts, r.Host)
 		lines = append(lines, "sandbox: the connection to "+r.Host+" was refused by hew's network proxy: "+r.Reason)
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), hosts
 }
 
 func connectNote(n NetMode) string {

@@ -159,22 +159,6 @@ func Wrapper(p Policy) func(argv []string) ([]string, error) {
 	}
 }
 
-// Configure decides how run_shell runs: confined through Wrapper when
-// enabled and available, otherwise unconfined with a one-line warning for
-// the user (empty when confined).
-func Configure(p Policy, enabled bool) (wrap func([]string) ([]string, error), warning string) {
-	if !enabled {
-		return nil, "sandbox off (sandbox.enabled is false in settings): shell commands run unconfined"
-	}
-	if ok, why := Available(); !ok {
-		return nil, "sandbox unavailable (" + why + "): shell commands run unconfined"
-	}
-	if !p.Network && abiVersion() < 4 {
-		return Wrapper(p), "sandbox confines writes only: this kernel's Landlock cannot block the network"
-	}
-	return Wrapper(p), ""
-}
-
 // helperArgs are the parsed helper arguments.
 type helperArgs struct {
 	rw        []string
@@ -183,9 +167,9 @@ type helperArgs struct {
 	proxyPort int
 	netns     bool
 	// stage2 marks the helper's second stage, already inside the new
-	// namespaces; probe only checks that they can be made.
-	stage2, probe bool
-	argv          []string
+	// namespaces.
+	stage2 bool
+	argv   []string
 }
 
 func parseArgs(args []string) (helperArgs, error) {
@@ -230,9 +214,6 @@ func parseArgs(args []string) (helperArgs, error) {
 			h.netns = true
 		case a == stage2Arg:
 			h.stage2 = true
-		case a == probeArg:
-			h.probe = true
-			return h, nil
 		default:
 			return h, fmt.Errorf("unknown argument %q", a)
 		}
@@ -243,7 +224,6 @@ func parseArgs(args []string) (helperArgs, error) {
 // Hidden helper arguments of the namespace path.
 const (
 	stage2Arg = "--stage2"
-	probeArg  = "--probe-netns"
 )
 
 const usage = "usage: hew __sandbox [--rw DIR]... [--no-network | --net off|all|proxy --proxy-port N [--netns]] -- COMMAND [ARG]..."

@@ -41,8 +41,6 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 
 func run(h helperArgs) int {
 	switch {
-	case h.probe:
-		return probeStage()
 	case h.net == NetProxy && h.netns && !h.stage2:
 		return bridge(h)
 	case h.stage2:

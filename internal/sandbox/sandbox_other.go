@@ -20,9 +20,6 @@ func NamespaceAvailable() (bool, string) {
 	return false, "network namespaces are Linux-only and this is " + runtime.GOOS
 }
 
-// probeEnv is unused off Linux.
-var probeEnv []string
-
 // abiVersion is 0: there is no Landlock here.
 func abiVersion() int { return 0 }
 

@@ -22,7 +22,6 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		os.Exit(Main(os.Args[1:]))
 	}
-	probeEnv = []string{helperEnv + "=1"}
 	os.Exit(m.Run())
 }
 
@@ -61,14 +60,25 @@ func TestWrapperArgv(t *testing.T) {
 	}
 }
 
-func TestConfigureWarnsWhenOff(t *testing.T) {
-	wrap, warn := Configure(Policy{Root: "/p"}, false)
-	if wrap != nil || !strings.Contains(warn, "unconfined") {
-		t.Errorf("disabled: wrap %v, warning %q", wrap != nil, warn)
+func TestStartupWarning(t *testing.T) {
+	off := New(Options{Policy: Policy{Root: "/p"}, DisabledBy: "--no-sandbox"})
+	if w := off.StartupWarning(); !strings.Contains(w, "--no-sandbox") || !strings.Contains(w, "unconfined") {
+		t.Errorf("off: %q", w)
 	}
-	wrap, warn = Configure(Policy{Root: "/p"}, true)
-	if ok, _ := Available(); ok != (wrap != nil) || ok == (warn != "") && abiVersion() >= 4 {
-		t.Errorf("available %v but wrap %v, warning %q", ok, wrap != nil, warn)
+	if st := off.State(); st.Confined || !strings.HasPrefix(off.Describe(), "off (turned off: --no-sandbox)") {
+		t.Errorf("off state %+v / %q", st, off.Describe())
+	}
+	on := New(Options{Policy: Policy{Root: "/p"}, Enabled: true, Network: SettingOff})
+	ok, _ := Available()
+	if st := on.State(); st.Confined != ok || (on.StartupWarning() == "") != (ok && abiVersion() >= 4) {
+		t.Errorf("available %v: state %+v, warning %q", ok, st, on.StartupWarning())
+	}
+	if ok && abiVersion() >= 4 && !strings.HasSuffix(on.Describe(), "network off (connections fail)") {
+		t.Errorf("describe %q", on.Describe())
+	}
+	proxied := New(Options{Policy: Policy{Root: "/p"}, Enabled: true})
+	if ok && abiVersion() >= 4 && !strings.Contains(proxied.Describe(), "only through hew's proxy") {
+		t.Errorf("describe %q", proxied.Describe())
 	}
 }
 

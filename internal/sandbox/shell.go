@@ -33,6 +33,11 @@ var proxyVars = map[string]bool{
 
 func (sh *shell) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellResult, error) {
 	st := sh.s.State()
+	sh.s.warnOnce.Do(func() {
+		if st.Warning != "" && st.Warning != sh.s.StartupWarning() && sh.s.opts.Notify != nil {
+			sh.s.opts.Notify(st.Warning)
+		}
+	})
 	var scope *netproxy.Scope
 	if st.Confined && st.Network == NetProxy {
 		p, err := sh.s.Proxy()
@@ -62,24 +67,16 @@ func (sh *shell) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellRe
 			}
 		}
 	}
-	if note := sh.s.explain(req.Dir, res); note != "" {
+	if note, short := sh.s.explain(req.Dir, res); note != "" {
 		if res.SandboxNote != "" {
 			res.SandboxNote += "\n"
 		}
 		res.SandboxNote += note
 		if sh.s.opts.Notify != nil {
 			sh.s.noticeOnce.Do(func() {
-				sh.s.opts.Notify("the sandbox blocked part of a command (" + firstLine(note) + "); " + liftHint)
+				sh.s.opts.Notify("the sandbox " + short + ", or run hew with --no-sandbox; the tool result tells the model the same")
 			})
 		}
 	}
 	return res, err
-}
-
-// liftHint is how a user lifts the sandbox, in one line.
-const liftHint = `lift it with permissions.additionalDirectories / --add-dir DIR (writes), "sandbox.network" or sandbox.allowedDomains (network), or --no-sandbox`
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return strings.TrimPrefix(strings.TrimSuffix(l, "."), "sandbox: ")
 }

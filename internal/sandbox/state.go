@@ -82,6 +82,7 @@ type Sandbox struct {
 	proxyErr error
 
 	noticeOnce sync.Once
+	warnOnce   sync.Once
 }
 
 // New returns a Sandbox; it probes and starts nothing yet.
@@ -90,6 +91,30 @@ func New(o Options) *Sandbox {
 		o.Network = SettingAllowlist
 	}
 	return &Sandbox{opts: o}
+}
+
+// SetFront sets who is asked about unknown domains and told about blocked
+// commands, for callers that know them only after New; call it before the
+// first command.
+func (s *Sandbox) SetFront(ask func(ctx context.Context, q netproxy.Question) netproxy.Answer, notify func(text string)) {
+	s.opts.Ask, s.opts.Notify = ask, notify
+}
+
+// ConfinesNetwork reports whether confined commands will have the network
+// off or limited to allowed domains (what makes builds and tests safe to
+// run unasked). It probes only where Landlock cannot restrict TCP.
+func (s *Sandbox) ConfinesNetwork() bool {
+	if !s.opts.Enabled || s.opts.Network == SettingAll {
+		return false
+	}
+	if ok, _ := Available(); !ok {
+		return false
+	}
+	if abiVersion() >= 4 {
+		return true
+	}
+	st := s.State()
+	return st.Network == NetProxy
 }
 
 // State decides (once) how commands will run.
@@ -104,11 +129,11 @@ func (s *Sandbox) decide() State {
 		if by == "" {
 			by = "sandbox.enabled is false in settings"
 		}
-		return State{Why: "turned off (" + by + ")", Warning: "sandbox off (" + by + "): shell commands run unconfined"}
+		return State{Why: "turned off (" + by + ")", Warning: s.StartupWarning()}
 	}
 	ok, why := Available()
 	if !ok {
-		return State{Why: why, Warning: "sandbox unavailable (" + why + "): shell commands run unconfined; `hew doctor` says more"}
+		return State{Why: why, Warning: s.StartupWarning()}
 	}
 	st := State{Confined: true, Why: why}
 	abi := abiVersion()
@@ -140,6 +165,26 @@ func (s *Sandbox) decide() State {
 		}
 	}
 	return st
+}
+
+// StartupWarning is the notice for the start of a run, decided without
+// probing anything: "" when the sandbox will be in force. A weaker state
+// found on first use is told then, through Notify.
+func (s *Sandbox) StartupWarning() string {
+	if !s.opts.Enabled {
+		by := s.opts.DisabledBy
+		if by == "" {
+			by = "sandbox.enabled is false in settings"
+		}
+		return "sandbox off (" + by + "): shell commands run unconfined"
+	}
+	if ok, why := Available(); !ok {
+		return "sandbox unavailable (" + why + "): shell commands run unconfined; `hew doctor` says more"
+	}
+	if s.opts.Network == SettingOff && abiVersion() < 4 {
+		return "sandbox confines writes only: this kernel's Landlock cannot block the network"
+	}
+	return ""
 }
 
 // Wrap is the argv rewriter for execx.Runner: it runs the command through
@@ -197,21 +242,39 @@ func (s *Sandbox) Used() []netproxy.DomainUse {
 	return nil
 }
 
-// Describe is the sandbox state in one line, for the system prompt's
-// environment block.
+// Describe is the sandbox state in one line for the system prompt's
+// environment block ("Sandbox: " + Describe()). It probes nothing unless
+// the kernel is too old for Landlock's network rules.
 func (s *Sandbox) Describe() string {
-	st := s.State()
-	if !st.Confined {
-		return "Sandbox: none (" + st.Why + "); shell commands run unconfined, so be careful with writes outside the project."
+	if w := s.StartupWarning(); !s.opts.Enabled || w != "" && !strings.HasPrefix(w, "sandbox confines writes only") {
+		ok, why := Available()
+		if !s.opts.Enabled {
+			why = "turned off: " + s.opts.DisabledBy
+			if s.opts.DisabledBy == "" {
+				why = "turned off in settings"
+			}
+		} else if ok {
+			why = w
+		}
+		return "off (" + why + "); shell commands run unconfined, so take care with writes outside the project"
 	}
-	w := "Sandbox: on; shell commands can write only inside the project, the temp directory, tool caches and additional directories (elsewhere: permission denied)"
-	switch st.Network {
+	net := map[string]NetMode{SettingOff: NetOff, SettingAll: NetAll}[s.opts.Network]
+	if net == "" {
+		net = NetProxy
+		if abiVersion() < 4 {
+			net = s.State().Network
+		}
+	} else if net == NetOff && abiVersion() < 4 {
+		net = NetAll
+	}
+	w := "on: commands may write only in the project, the temp directory, additional directories and tool caches (elsewhere: permission denied)"
+	switch net {
 	case NetOff:
-		return w + "; no network."
+		return w + "; network off (connections fail)"
 	case NetAll:
-		return w + "; network unrestricted."
+		return w + "; network not restricted"
 	}
-	return w + "; network only through hew's proxy (HTTP(S)_PROXY and ALL_PROXY are set) to allowed domains: package registries and source hosts are allowed, other domains need the user's approval, direct connections and DNS fail."
+	return w + "; network only through hew's proxy (HTTP(S)_PROXY and ALL_PROXY are set) to allowed domains: package registries and source hosts are allowed, other domains need the user's approval, direct connections and DNS fail"
 }
 
 // StatusLines describe the sandbox for `hew doctor` and /status.

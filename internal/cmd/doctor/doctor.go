@@ -21,6 +21,8 @@ import (
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/llm/pick"
 	"github.com/hew-dev/hew/internal/mcp"
+	"github.com/hew-dev/hew/internal/netproxy"
+	"github.com/hew-dev/hew/internal/sandbox"
 )
 
 const doctorUsage = `usage: hew doctor [--provider NAME | --mock] [--model NAME] [--api-base URL] [--timeout DURATION]
@@ -80,8 +82,9 @@ type Options struct {
 	// Getenv and LookupEnv read the environment hew was given.
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
-	// Sandbox reports whether run_shell can be confined here, and how.
-	Sandbox func() (bool, string)
+	// Sandbox builds the sandbox a session would have under these settings
+	// (nothing is started; its state is probed on first look).
+	Sandbox func(*config.Settings) *sandbox.Sandbox
 	// Checkpoints opens the project's checkpoint store under these
 	// settings (nil: checkpoints are off); nil skips the check.
 	Checkpoints func(*config.Settings) *checkpoint.Store
@@ -253,14 +256,33 @@ func probeEndpoint(c pick.Choice, timeout time.Duration) (int, error) {
 }
 
 func checkSandbox(r *doctorReport, opts Options, settings *config.Settings) {
-	if !settings.Sandbox.Enabled {
-		r.warn(`remove "sandbox": {"enabled": false} from settings to confine shell writes`, "sandbox: turned off in settings; shell commands run unconfined")
+	sb := opts.Sandbox(settings)
+	st := sb.State()
+	lines := sb.StatusLines()
+	switch {
+	case !settings.Sandbox.Enabled:
+		r.warn(`remove "sandbox": {"enabled": false} from settings to confine shell commands`, "%s", lines[0])
+		return
+	case !st.Confined:
+		r.warn("a Linux kernel with Landlock (5.13+, enabled in the LSM list) confines run_shell; elsewhere commands run unconfined and hew warns on every run", "%s", lines[0])
 		return
 	}
-	if ok, why := opts.Sandbox(); ok {
-		r.ok("sandbox: available (%s)", why)
-	} else {
-		r.warn("a Linux kernel with Landlock (5.13+, enabled in the LSM list) confines run_shell; elsewhere commands run unconfined and hew warns", "sandbox: unavailable: %s", why)
+	for _, l := range lines {
+		r.ok("%s", l)
+	}
+	if st.Warning != "" {
+		r.warn("unprivileged user namespaces (or Landlock ABI v4+) let hew limit the network to allowed domains", "%s", st.Warning)
+	}
+	if st.Network == sandbox.NetProxy {
+		allowed := "none in settings (add sandbox.allowedDomains)"
+		if len(settings.Sandbox.AllowedDomains) > 0 {
+			allowed = strings.Join(settings.Sandbox.AllowedDomains, " ")
+		}
+		r.ok("sandbox allowed domains: %s", allowed)
+		r.ok("sandbox built-in domains: %s", strings.Join(netproxy.DefaultDomains(), " "))
+		if len(settings.Sandbox.DeniedDomains) > 0 {
+			r.ok("sandbox denied domains: %s", strings.Join(settings.Sandbox.DeniedDomains, " "))
+		}
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/sandbox"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
@@ -16,14 +19,22 @@ func run(t *testing.T, env map[string]string, args ...string) (int, string, stri
 		Stdout: &out, Stderr: &errb, Root: root, HewHome: filepath.Join(t.TempDir(), "hew"), Version: "hew test",
 		Getenv:    func(k string) string { return env[k] },
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		Sandbox:   func() (bool, string) { return false, "no Landlock in this test" },
+		Sandbox: func(s *config.Settings) *sandbox.Sandbox {
+			return sandbox.New(sandbox.Options{Policy: sandbox.Policy{Root: root, Home: "-"}, Enabled: s.Sandbox.Enabled, Network: s.Sandbox.Network})
+		},
 	}, args)
 	return code, out.String(), errb.String()
 }
 
 func TestDoctorReportsProviderAndSandbox(t *testing.T) {
 	code, out, _ := run(t, nil, "--mock")
-	for _, want := range []string{"hew test", "provider: mock", "sandbox: unavailable: no Landlock in this test", "settings: no settings files"} {
+	wants := []string{"hew test", "provider: mock", "settings: no settings files"}
+	if ok, why := sandbox.Available(); !ok {
+		wants = append(wants, "warn  sandbox: "+why)
+	} else if st := sandbox.New(sandbox.Options{Enabled: true}).State(); st.Network == sandbox.NetProxy {
+		wants = append(wants, "ok    sandbox: on (", "sandbox network: allowlist, enforced by "+st.Enforcement, "sandbox built-in domains: ")
+	}
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -213,6 +213,9 @@ func (ss *session) statusLines() []string {
 	for _, a := range info.Autonomy {
 		lines = append(lines, row(a[0], a[1]))
 	}
+	for _, l := range info.Sandbox {
+		lines = append(lines, row("sandbox", strings.TrimPrefix(l, "sandbox: ")))
+	}
 	return lines
 }
 
