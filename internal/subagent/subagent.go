@@ -97,6 +97,7 @@ type Tool struct {
 	desc   string
 	roles  map[string]Role
 	sem    chan struct{}
+	wt     worktrees
 	emitMu sync.Mutex // serialises forwarded child events across children
 	askMu  sync.Mutex // one approval question at a time across children
 
@@ -169,13 +170,15 @@ func New(o Options) *Tool {
 var schema = json.RawMessage(`{"type":"object","properties":{` +
 	`"description":{"type":"string","minLength":1,"description":"3-5 words naming the task"},` +
 	`"prompt":{"type":"string","minLength":1,"description":"the complete task"},` +
-	`"subagent_type":{"type":"string","description":"explore, plan, verify, general or a user-defined role; leave it out to fork your own context"}},` +
+	`"subagent_type":{"type":"string","description":"explore, plan, verify, general or a user-defined role; leave it out to fork your own context"},` +
+	`"isolation":{"type":"string","enum":["worktree"],"description":"worktree: work in a separate git worktree on a new branch (for writers that must not touch the checkout)"}},` +
 	`"required":["description","prompt"],"additionalProperties":false}`)
 
 type input struct {
 	Description string `json:"description"`
 	Prompt      string `json:"prompt"`
 	Type        string `json:"subagent_type"`
+	Isolation   string `json:"isolation"`
 }
 
 func (t *Tool) decode(raw json.RawMessage) (input, error) {
@@ -222,7 +225,7 @@ func (t *Tool) ReadOnly(raw json.RawMessage) bool {
 		return false
 	}
 	r, ok := t.roles[in.Type]
-	return ok && r.ReadOnlyShell
+	return ok && r.ReadOnlyShell && in.Isolation == ""
 }
 
 // Concurrent implements tools.Concurrent: several agent calls of one
@@ -241,6 +244,9 @@ func (t *Tool) Check(_ *tools.Env, raw json.RawMessage) error {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return errors.New("prompt is empty; give the sub-agent its complete task")
 	}
+	if in.Isolation != "" && in.Isolation != IsolationWorktree {
+		return fmt.Errorf("isolation %q is not known; the only isolation is %q", in.Isolation, IsolationWorktree)
+	}
 	if t.o.Base == nil || t.o.Registry == nil {
 		return errors.New("sub-agents are not available in this session")
 	}
@@ -253,10 +259,11 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, raw json.RawMessage) (to
 		return tools.Result{}, err
 	}
 	in, _ := t.decode(raw)
+	isolate := in.Isolation == IsolationWorktree
 	if in.Type == TypeFork {
-		return t.run(ctx, env, job{in: in, role: Role{Name: TypeFork}, fork: true, call: raw})
+		return t.run(ctx, env, job{in: in, role: Role{Name: TypeFork}, fork: true, call: raw, isolate: isolate})
 	}
-	return t.run(ctx, env, job{in: in, role: t.roles[in.Type]})
+	return t.run(ctx, env, job{in: in, role: t.roles[in.Type], isolate: isolate})
 }
 
 // Task is a sub-agent run started by hew itself rather than by the model:
@@ -288,6 +295,8 @@ type job struct {
 	role Role
 	fork bool
 	call json.RawMessage // the agent call's input (fork path)
+	// isolate runs the child in its own git worktree and branch.
+	isolate bool
 }
 
 func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, error) {
@@ -302,6 +311,13 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, er
 	if err != nil {
 		return tools.Result{IsError: true, Content: "Sub-agent not started: " + err.Error()}, nil
 	}
+	var wt *worktree
+	if j.isolate {
+		if wt, err = t.wt.create(ctx, cfg.Env.Root, j.in.Description); err != nil {
+			return tools.Result{IsError: true, Content: "Sub-agent not started: " + err.Error()}, nil
+		}
+		cfg.Env.Root = wt.root()
+	}
 	var sidechain string
 	if t.o.Sidechain != nil {
 		rec, id, err := t.o.Sidechain(SidechainInfo{Description: j.in.Description, Type: j.in.Type, Model: cfg.Model})
@@ -313,6 +329,9 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, er
 	}
 	child, err := t.o.NewAgent(cfg)
 	if err != nil {
+		if wt != nil {
+			_, _ = t.wt.finish(wt, j.in.Description)
+		}
 		return tools.Result{}, fmt.Errorf("starting the sub-agent: %w", err)
 	}
 	prompt := j.in.Prompt
@@ -358,10 +377,20 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, er
 	if c, ok := cfg.Recorder.(interface{ Close() error }); ok && sidechain != "" {
 		_ = c.Close()
 	}
+	isolation := ""
+	if wt != nil {
+		if isolation, err = t.wt.finish(wt, j.in.Description); err != nil {
+			isolation = "Worktree isolation: saving the sub-agent's changes failed (" + err.Error() + "); branch " + wt.branch + " may hold part of them."
+		}
+	}
 	if res.StopReason == agent.StopAborted && ctx.Err() != nil {
 		return tools.Result{Content: text}, ctx.Err()
 	}
-	return report(j, res, text, missing, cfg.MaxTurns, sidechain), nil
+	out := report(j, res, text, missing, cfg.MaxTurns, sidechain)
+	if isolation != "" {
+		out.Content += "\n\n" + isolation
+	}
+	return out, nil
 }
 
 // addResults adds a follow-up run to the first one.
