@@ -161,7 +161,7 @@ func TestUnparsableIsDangerous(t *testing.T) {
 }
 
 func FuzzAnalyze(f *testing.F) {
-	for _, e := range []string{"rm -rf /", "ls | head", "bash -c 'x'", "find . -exec rm {} +", "sudo -u x env y=1 rm", "echo $'\\x72'", "$(", "a=$(b) c <<EOF\nx\nEOF", ":(){ :|:& };:"} {
+	for _, e := range []string{"git -C x log", "sed -n 's/a/b/w x' f", "awk '{print > \"x\"}'", "rg --pre x y", "mkdir -p a/b && cp x a/", "rm -rf /", "ls | head", "bash -c 'x'", "find . -exec rm {} +", "sudo -u x env y=1 rm", "echo $'\\x72'", "$(", "a=$(b) c <<EOF\nx\nEOF", ":(){ :|:& };:"} {
 		f.Add(e)
 	}
 	opts := Options{Root: "/proj", Home: "/home/u", HewHome: "/home/u/.hew"}
@@ -175,6 +175,14 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		if a.ReadOnly && a.Dangerous() {
 			t.Fatalf("read-only yet dangerous: %q", cmd)
+		}
+		if a.KnownSafe(true) && (a.Dangerous() || a.Err != nil || len(a.Unknown) > 0 || len(a.OutsideDeletes) > 0 || len(a.Protected) > 0) {
+			t.Fatalf("known-safe yet flagged: %q (%s)", cmd, a.Why(true))
+		}
+		for _, c := range a.Commands {
+			if a.KnownSafe(true) && c.Level == LevelUnknown {
+				t.Fatalf("known-safe with an unknown part %q: %q", c.Text, cmd)
+			}
 		}
 	})
 }

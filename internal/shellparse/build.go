@@ -117,6 +117,11 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 		return LevelUnknown, lname, true
 	}
 	if lname == "gradlew" || lname == "mvnw" {
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && ships(a) {
+				return LevelUnknown, lname + " " + a + " (a task that ships or deploys)", true
+			}
+		}
 		return LevelBuild, lname, true
 	}
 	spec, known := subcommandBuilds[lname]
@@ -174,19 +179,32 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 				}
 			}
 		}
-	case "bundle":
-		if sub == "exec" && len(args) > 1 {
-			if !buildTools[args[1]] {
-				return LevelUnknown, "bundle exec " + args[1], true
+	case "bundle", "poetry", "uv":
+		if (sub == "exec" && lname == "bundle" || sub == "run" && lname != "bundle") && len(args) > 1 {
+			inner := args[1]
+			if inner == "python" || inner == "python3" {
+				if len(args) > 3 && args[2] == "-m" && pythonBuildModules[args[3]] {
+					return LevelBuild, lname + " " + sub + " python -m " + args[3], true
+				}
+				return LevelUnknown, lname + " " + sub + " " + inner, true
+			}
+			if !buildTools[inner] {
+				return LevelUnknown, lname + " " + sub + " " + inner, true
+			}
+			l, w, _ := buildLevel(inner, args[2:])
+			return l, lname + " " + sub + " " + w, true
+		}
+	case "gradle", "gradlew", "mvn":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && ships(a) {
+				return LevelUnknown, lname + " " + a + " (a task that ships or deploys)", true
 			}
 		}
-	case "poetry", "uv":
-		if sub == "run" && len(args) > 1 {
-			if !buildTools[args[1]] && args[1] != "python" {
-				return LevelUnknown, lname + " run " + args[1], true
-			}
-			if args[1] == "python" && !(len(args) > 3 && args[2] == "-m" && pythonBuildModules[args[3]]) {
-				return LevelUnknown, lname + " run python", true
+	}
+	if lname == "go" && (sub == "run" || sub == "generate") {
+		for _, a := range args[1:] {
+			if strings.Contains(a, "@") && !strings.HasPrefix(a, "-") {
+				return LevelUnknown, "go run " + a + " (downloads and runs a module)", true
 			}
 		}
 	}

@@ -481,7 +481,12 @@ func (z *analyser) git(args []string, text string) Level {
 			return lvl
 		}
 		return notSafe("fetches or changes submodules")
-	case "add", "commit", "init", "mv":
+	case "init":
+		for _, o := range operands(wordsOf(rest)) {
+			lvl = max(lvl, z.writeLevel(o, text))
+		}
+		return max(lvl, LevelLocal)
+	case "add", "commit", "mv":
 		return max(lvl, LevelLocal)
 	case "apply":
 		if hasFlag(rest, "", "--directory", "--unsafe-paths") {

@@ -33,7 +33,7 @@ func (z *analyser) argv(words []word, text string, depth int, redirs []*syntax.R
 	}
 	lvl, inner := z.program(name, lname, words, args, text, depth, redirs)
 	if pathProgram(w0.val) {
-		if build, ok := projectWrapper(w0.val); ok && lvl <= LevelBuild {
+		if build, ok := projectWrapper(w0.val); ok && lvl <= LevelBuild && !anyShips(args) {
 			z.a.Builds = append(z.a.Builds, "`"+build+"`")
 			return LevelBuild, inner
 		}
@@ -664,3 +664,13 @@ func (z *analyser) powershell(words []word, text string, depth int) (bool, []str
 
 // joinRaw joins words with spaces without quoting them again.
 func joinRaw(argv []string) string { return strings.Join(argv, " ") }
+
+// anyShips reports a task name among args that ships or deploys.
+func anyShips(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && ships(a) {
+			return true
+		}
+	}
+	return false
+}
