@@ -466,3 +466,23 @@ func TestLargeBinaryFile(t *testing.T) {
 		t.Fatalf("restored %d bytes, want %d identical", len(got), len(big))
 	}
 }
+
+// With HEW_HOME inside the project the store never snapshots itself.
+func TestStateDirInsideProjectIsExcluded(t *testing.T) {
+	root := realDir(t)
+	s, err := Open(Options{Root: root, StateDir: filepath.Join(root, ".hewhome", "projects", "k"), Git: testenv.Tool(t, "git"), Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "a.txt", "a")
+	tr := s.Tracker("s")
+	tr.TurnStart("t")
+	files := call(t, tr, "1", "write_file", `{"file_path":"a.txt"}`, func() { write(t, root, "a.txt", "b") })
+	tr.TurnEnd(context.Background())
+	tr.TurnStart("t2")
+	files2 := call(t, tr, "2", "write_file", `{"file_path":"a.txt"}`, func() { write(t, root, "a.txt", "c") })
+	tr.TurnEnd(context.Background())
+	if strings.Join(files, ",") != "a.txt" || strings.Join(files2, ",") != "a.txt" {
+		t.Fatalf("changed files %v / %v: the store saw itself", files, files2)
+	}
+}

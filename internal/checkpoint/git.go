@@ -125,6 +125,11 @@ func (g *gitBackend) init() error {
 // excludes locally stays out of the snapshots as well.
 func (g *gitBackend) syncExcludes() error {
 	want := []byte("# hew: the project's .git/info/exclude follows\n")
+	// A state directory inside the project (HEW_HOME there) must not be
+	// snapshotted: the store would copy itself.
+	if rel, err := filepath.Rel(g.s.opts.Root, g.s.opts.StateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		want = append([]byte("/"+filepath.ToSlash(rel)+"/\n"), want...)
+	}
 	if data, err := os.ReadFile(filepath.Join(g.s.opts.Root, ".git", "info", "exclude")); err == nil {
 		want = append(want, data...)
 	}
