@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
@@ -20,6 +21,7 @@ import (
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/tools"
+	"github.com/hew-dev/hew/internal/ui/render"
 )
 
 // parts are what a run is built from before its front-end is known: where
@@ -251,7 +253,8 @@ func (a *cli) pickSession(dir, root string) (string, error) {
 		return "", usagef("--resume needs a session id here; sessions of this directory:%s", b.String())
 	}
 	for i, s := range list {
-		fmt.Fprintf(a.stderr, "%2d) %s  %s  %s\n", i+1, s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
+		title := render.Truncate(strings.Join(strings.Fields(s.Title), " "), 60)
+		fmt.Fprintf(a.stderr, "%2d) %-8s %3d msgs  %s  %s\n", i+1, render.Age(time.Since(s.Modified)), s.Messages, title, s.ID)
 	}
 	fmt.Fprint(a.stderr, "resume which session? ")
 	var n int

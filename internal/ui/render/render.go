@@ -535,6 +535,20 @@ func FormatCost(usd float64) string {
 	return fmt.Sprintf("$%.2f", usd)
 }
 
+// Age says how long ago something was, briefly: "just now", "5m ago",
+// "3h ago", "2d ago" (session pickers).
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
 // FormatDuration prints 850ms, 4.2s, 3m05s.
 func FormatDuration(d time.Duration) string {
 	switch {

@@ -287,9 +287,15 @@ func (ss *session) cmdResume(ctx context.Context, arg string) {
 			ss.printf("No earlier sessions in this directory.")
 			return
 		}
+		width := ss.s.Width()
 		for i, s := range list[:min(len(list), 10)] {
-			title := render.Truncate(strings.Join(strings.Fields(s.Title), " "), 50)
-			ss.printf("  %2d. %s  %s  %s", i+1, s.ID, ss.r.Dim(s.Updated.Format("2006-01-02 15:04")), title)
+			meta := fmt.Sprintf("%-8s %3d msgs", render.Age(ss.now().Sub(s.Updated)), s.Messages)
+			title := strings.Join(strings.Fields(s.Title), " ")
+			if title == "" {
+				title = "(no prompt)"
+			}
+			title = render.Truncate(title, max(width-len(meta)-len(s.ID)-14, 20))
+			ss.printf("  %2d. %s  %s  %s", i+1, ss.r.Dim(meta), title, ss.r.Dim(s.ID))
 		}
 		ss.r.Println(ss.r.Dim("Type /resume N or /resume ID."))
 		return
@@ -302,9 +308,32 @@ func (ss *session) cmdResume(ctx context.Context, arg string) {
 		ss.r.Notice("error", "resume "+id+": "+err.Error())
 		return
 	}
+	ss.showTranscript()
 	ss.printf("Resumed session %s (%d messages).", id, len(ss.ag.History()))
+}
+
+// transcriptExchanges is how many of the last exchanges a resume redraws.
+const transcriptExchanges = 3
+
+// showTranscript redraws the end of the conversation (after a resume).
+func (ss *session) showTranscript() {
+	h := ss.ag.History()
+	if len(h) == 0 {
+		return
+	}
+	if skipped := ss.r.Transcript(h, transcriptExchanges); skipped > 0 {
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("(%d earlier messages not shown)", skipped)))
+	}
+	ss.r.Println("")
 }
 
 func (ss *session) cmdExit(context.Context, string) {
 	ss.done, ss.exitCode = true, ExitOK
+}
+
+// farewell says how to come back to this session, if it has anything.
+func (ss *session) farewell() {
+	if id := ss.ag.Status().ID; id != "" && len(ss.ag.History()) > 0 {
+		ss.r.Println(ss.r.Dim("Resume this session with: hew --resume " + id))
+	}
 }

@@ -90,6 +90,25 @@ func TestHewBinaryREPLUnderTmux(t *testing.T) {
 	if st := ts.waitExit(); st != "0" {
 		t.Errorf("exit status = %s, want 0\n%s", st, ts.screen())
 	}
+	ts.waitText("Resume this session with: hew --resume ")
+
+	// hew -c redraws the end of the conversation before the prompt.
+	rs := &tmuxSession{t: t, socket: ts.socket + "-c"}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", rs.socket, "kill-server").Run() })
+	rs.run("-f", "/dev/null", "new-session", "-d", "-s", "hew", "-x", "100", "-y", "50", "-c", proj,
+		"env", "-i", "PATH="+os.Getenv("PATH"), "HOME="+tmp, "TERM=screen", "HEW_HOME="+home, "HEW_MOCK_SCRIPT="+sc,
+		"sh", "-c", `"$0" --mock -c 2>"$1.err"; echo $? > "$1"`, bin, filepath.Join(tmp, "exit-c"))
+	rs.run("set-option", "-t", "hew", "remain-on-exit", "on")
+	rs.exitPath = filepath.Join(tmp, "exit-c")
+	rs.waitPrompts(1)
+	sc2 := rs.screen()
+	for _, want := range []string{"› write a file", "● write_file new.txt", "Wrote new.txt."} {
+		if !strings.Contains(sc2, want) {
+			t.Errorf("hew -c screen lacks %q:\n%s", want, sc2)
+		}
+	}
+	rs.keys("C-d")
+	rs.waitExit()
 	sessions, _ := filepath.Glob(filepath.Join(home, "projects", "*", "sessions", "*.jsonl"))
 	if len(sessions) != 1 {
 		t.Errorf("session files = %v, want one", sessions)

@@ -168,6 +168,7 @@ func (ss *session) loop(ctx context.Context) int {
 	if ss.opts.Banner != "" {
 		ss.r.Println(ss.opts.Banner)
 	}
+	ss.showTranscript() // a resumed session (-c, --resume) shows where it was
 	if ss.s.InTTY {
 		ss.r.Println(ss.r.Dim("Type a task, /help for commands and keys, Esc to stop a turn, /exit to leave."))
 	}
@@ -183,12 +184,14 @@ func (ss *session) loop(ctx context.Context) int {
 				continue // Ctrl+C on a typed line discards it, like a shell
 			}
 			if !ss.lastInt.IsZero() && ss.now().Sub(ss.lastInt) <= exitWindow {
+				ss.farewell()
 				return ExitOK
 			}
 			ss.lastInt = ss.now()
 			ss.r.Println(ss.r.Dim("Press Ctrl+C again to exit (or type /exit)."))
 			continue
 		case errors.Is(err, io.EOF):
+			ss.farewell()
 			return ExitOK
 		case ctx.Err() != nil:
 			return ExitInterrupted
@@ -199,6 +202,7 @@ func (ss *session) loop(ctx context.Context) int {
 		ss.lastInt = time.Time{}
 		ss.handle(ctx, line)
 	}
+	ss.farewell()
 	return ss.exitCode
 }
 

@@ -55,6 +55,8 @@ func TestScriptedSession(t *testing.T) {
 		"/frobnicate", "/usr/bin/env is a path", "//help literally", "/compact keep the API notes",
 		"/clear", "/resume", "/resume 1", "/resume nope", "/exit", "never read",
 	}, "\n") + "\n"
+	defer func(old func() time.Time) { timeNow = old }(timeNow)
+	timeNow = func() time.Time { return time.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC) }
 	rg := newRig(strings.NewReader(script))
 	code := Run(context.Background(), rg.opts)
 	if code != ExitOK {
@@ -380,5 +382,45 @@ func TestLoopLimitAndAutonomyStatus(t *testing.T) {
 	out := rg.out.String()
 	if rounds != 2 || !strings.Contains(out, "Loop ended: the loop's limit of 2 rounds is reached.") || !strings.Contains(out, "4 allowed · 3 blocked") {
 		t.Fatalf("rounds %d:\n%s", rounds, out)
+	}
+}
+
+// A resumed session (-c, --resume, /resume) redraws its last exchanges,
+// tool calls as one line, and leaving says how to come back.
+func TestResumeRedrawsTranscript(t *testing.T) {
+	rg := newRig(strings.NewReader("/resume 1\n/exit\n"))
+	rg.ag.history = []llm.Message{
+		llm.UserText("an old question nobody needs to see"),
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "old answer"}}},
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "<system-reminder>\nToday's date: 2026-12-01\n</system-reminder>"},
+			{Type: llm.BlockText, Text: "what does greeting.txt say"}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "I'll read it."},
+			{Type: llm.BlockToolUse, ID: "t1", Name: "read_file", Input: []byte(`{"file_path":"greeting.txt"}`)}}},
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ID: "t1", Content: "hello"}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "It says **hello**."}}},
+		llm.UserText("and the other file?"),
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "There is none."}}},
+		llm.UserText("thanks"),
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "You're welcome."}}},
+	}
+	if code := Run(context.Background(), rg.opts); code != ExitOK {
+		t.Fatalf("exit code %d", code)
+	}
+	out := rg.out.String()
+	for _, want := range []string{
+		"› what does greeting.txt say\nI'll read it.\n● read_file greeting.txt\nIt says **hello**.\n",
+		"› thanks\nYou're welcome.\n(2 earlier messages not shown)\n",
+		"Resumed session 01JOLDER (10 messages).",
+		"Resume this session with: hew --resume 01JSESSION\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "nobody needs") {
+		t.Errorf("transcript went back further than 3 exchanges:\n%s", out)
+	}
+	if n := strings.Count(out, "› thanks"); n != 2 { // at start (like -c) and after /resume
+		t.Errorf("transcript drawn %d times, want 2", n)
 	}
 }
