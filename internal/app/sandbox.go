@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
@@ -44,11 +45,7 @@ type sandboxFront struct {
 func (rt *parts) wireSandbox(sb *sandbox.Sandbox) {
 	rt.sandbox = sb
 	rt.front = &sandboxFront{}
-	sb.SetFront(rt.askDomain, func(text string) {
-		if rt.front.emit != nil {
-			rt.front.emit(agent.Notice{Level: "warn", Text: text})
-		}
-	})
+	sb.SetFront(rt.askDomain, func(text string) { rt.tell(agent.Notice{Level: "warn", Text: text}) })
 	warning := sb.StartupWarning()
 	rt.env.Shell = sb.Shell(&execx.Runner{Wrap: sb.Wrap, SandboxNote: warning, Guard: execx.DefaultGuard()})
 	rt.sandboxLine = sb.Describe()
@@ -69,16 +66,33 @@ func (rt *parts) askDomain(ctx context.Context, q netproxy.Question) netproxy.An
 		Tool:    "network",
 		Subject: fmt.Sprintf("%s:%d", q.Host, q.Port),
 		Reason:  fmt.Sprintf("the command `%s` connects to %s, which is not in sandbox.allowedDomains", q.Command, q.Host),
+		Suggest: fmt.Sprintf("sandbox.allowedDomains %q", q.Host),
 	}
-	if rt.front.emit != nil {
-		rt.front.emit(req)
-	}
+	rt.tell(req)
 	ans, _ := ap.Approve(ctx, req)
 	switch ans {
 	case agent.ApproveOnce:
 		return netproxy.AllowOnce
 	case agent.ApproveSession:
 		return netproxy.AllowSession
+	case agent.ApproveAlways:
+		local := filepath.Join(rt.root, ".hew", "settings.local.json")
+		err := config.KeepTrust(config.Paths{Home: rt.home, Project: rt.root, UserHome: rt.homeDir}, func() error {
+			return sandbox.AddAllowedDomain(local, q.Host)
+		})
+		if err != nil {
+			rt.tell(agent.Notice{Level: "warn", Text: "could not save " + q.Host + " to sandbox.allowedDomains: " + err.Error() + "; allowed for this session"})
+			return netproxy.AllowSession
+		}
+		rt.tell(agent.Notice{Level: "info", Text: "saved " + q.Host + " to sandbox.allowedDomains in " + local + "; it will not ask again"})
+		return netproxy.AllowAlways
 	}
 	return netproxy.Deny
+}
+
+// tell passes an event to the front-end, if there is one yet.
+func (rt *parts) tell(e agent.Event) {
+	if rt.front != nil && rt.front.emit != nil {
+		rt.front.emit(e)
+	}
 }

@@ -1,10 +1,13 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/netproxy"
 	"github.com/hew-dev/hew/internal/sandbox"
 )
 
@@ -54,5 +57,51 @@ func TestNoSandboxFlag(t *testing.T) {
 	}
 	if o, err = parseFlags([]string{"--no-sandbox", "-p", "x"}); err != nil || !o.noSandbox {
 		t.Fatalf("--no-sandbox: %+v %v", o, err)
+	}
+}
+
+// fakeApprover answers domain questions and keeps them.
+type fakeApprover struct {
+	answer agent.Approval
+	asked  []agent.ApprovalRequest
+}
+
+func (f *fakeApprover) Approve(_ context.Context, r agent.ApprovalRequest) (agent.Approval, string) {
+	f.asked = append(f.asked, r)
+	return f.answer, ""
+}
+
+// An unknown domain is an approval like any other; "don't ask again"
+// saves it to sandbox.allowedDomains, which the next session loads.
+func TestDomainApproval(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	var events []agent.Event
+	p := &parts{root: root, home: home, homeDir: t.TempDir(), front: &sandboxFront{emit: func(e agent.Event) { events = append(events, e) }}}
+	if a := p.askDomain(context.Background(), netproxy.Question{Host: "unknown.test", Port: 443, Command: "npm install"}); a != netproxy.NobodyToAsk {
+		t.Errorf("headless answer %v", a)
+	}
+	ap := &fakeApprover{answer: agent.ApproveOnce}
+	p.front.ask = ap
+	if a := p.askDomain(context.Background(), netproxy.Question{Host: "unknown.test", Port: 443, Command: "npm install"}); a != netproxy.AllowOnce {
+		t.Errorf("yes once: %v", a)
+	}
+	r := ap.asked[0]
+	if r.Tool != "network" || r.Subject != "unknown.test:443" || !strings.Contains(r.Reason, "npm install") || r.Suggest != `sandbox.allowedDomains "unknown.test"` {
+		t.Errorf("request %+v", r)
+	}
+	if len(events) != 1 {
+		t.Errorf("approval request not emitted: %v", events)
+	}
+	ap.answer = agent.ApproveAlways
+	if a := p.askDomain(context.Background(), netproxy.Question{Host: "unknown.test", Port: 443, Command: "npm install"}); a != netproxy.AllowAlways {
+		t.Errorf("always: %v", a)
+	}
+	s, err := config.Load(config.Paths{Home: home, Project: root, TrustProject: true})
+	if err != nil || strings.Join(s.Sandbox.AllowedDomains, ",") != "unknown.test" {
+		t.Fatalf("saved settings: %+v %v", s.Sandbox, err)
+	}
+	ap.answer = agent.ApproveDeny
+	if a := p.askDomain(context.Background(), netproxy.Question{Host: "x.test", Port: 443}); a != netproxy.Deny {
+		t.Errorf("no: %v", a)
 	}
 }

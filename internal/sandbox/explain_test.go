@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -91,5 +93,39 @@ func TestExplainNetwork(t *testing.T) {
 	note, short := confined(NetProxy).explain("/proj", tools.ShellResult{ExitCode: 0, Network: rs})
 	if strings.Count(note, "evil.test was refused") != 1 || strings.Contains(note, "gone.test") || strings.Contains(note, "ok.test") || !strings.Contains(short, "evil.test") {
 		t.Errorf("refused domains: %q / %q", note, short)
+	}
+}
+
+func TestAddAllowedDomain(t *testing.T) {
+	path := t.TempDir() + "/.hew/settings.local.json"
+	if err := AddAllowedDomain(path, "registry.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"model": "m", "sandbox": {"network": "allowlist", "allowedDomains": ["a.test"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second time changes nothing
+		if err := AddAllowedDomain(path, "registry.test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	var got struct {
+		Model   string
+		Sandbox struct {
+			Network        string
+			AllowedDomains []string
+		}
+	}
+	if err := json.Unmarshal(b, &got); err != nil || got.Model != "m" || got.Sandbox.Network != "allowlist" ||
+		strings.Join(got.Sandbox.AllowedDomains, ",") != "a.test,registry.test" {
+		t.Fatalf("file %s (%v)", b, err)
+	}
+	os.WriteFile(path, []byte("[1]"), 0o644)
+	if err := AddAllowedDomain(path, "x.test"); err == nil {
+		t.Error("a non-object file was overwritten")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "[1]" {
+		t.Errorf("file changed: %s", b)
 	}
 }
