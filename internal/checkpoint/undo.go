@@ -21,6 +21,11 @@ type Action struct {
 	Seq  int     `json:"turn"`
 	To   Version `json:"-"`
 	from Version
+	// Added and Removed count the lines the file gains and loses (a diff
+	// summary); Binary is set instead for binary content.
+	Added   int  `json:"added"`
+	Removed int  `json:"removed"`
+	Binary  bool `json:"binary,omitempty"`
 }
 
 // Refusal is a file an undo leaves alone because it changed after the turn.
@@ -115,10 +120,38 @@ func (s *Store) PlanUndo(session string, n int, force bool) (*Plan, error) {
 		default:
 			a.Do = "restore"
 		}
+		s.countLines(a)
 		p.Actions = append(p.Actions, *a)
 	}
 	sort.Slice(p.Actions, func(i, j int) bool { return p.Actions[i].Path < p.Actions[j].Path })
 	return p, nil
+}
+
+// countLines fills in the diff summary of an action: lines gained and lost
+// going from what is on disk now to what the undo writes.
+func (s *Store) countLines(a *Action) {
+	var now, to []byte
+	if a.from.Exists && a.from.Hash != "dir" {
+		if p, err := s.abs(a.Path); err == nil {
+			now, _ = os.ReadFile(p)
+		}
+	}
+	if a.To.Exists {
+		to, _ = s.be.blob(a.To)
+	}
+	if isBinary(now) || isBinary(to) {
+		a.Binary = true
+		return
+	}
+	for _, l := range strings.Split(udiff.Unified("a", "b", string(now), string(to)), "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			a.Added++
+		case strings.HasPrefix(l, "-"):
+			a.Removed++
+		}
+	}
 }
 
 // conflictDiff shows, for a refused file, the turn's result against now.
@@ -172,7 +205,11 @@ func (p *Plan) Summary() string {
 		fmt.Fprintf(&b, "  turn %d: %s\n", t.Seq, t.Title(70))
 	}
 	for _, a := range p.Actions {
-		fmt.Fprintf(&b, "  %-8s %s\n", a.Do, a.Path)
+		stat := fmt.Sprintf("(+%d -%d)", a.Added, a.Removed)
+		if a.Binary {
+			stat = "(binary)"
+		}
+		fmt.Fprintf(&b, "  %-8s %s %s\n", a.Do, a.Path, stat)
 	}
 	for _, r := range p.Refused {
 		fmt.Fprintf(&b, "  refused  %s: %s\n", r.Path, r.Reason)

@@ -32,7 +32,7 @@ func TestUndoAsksThenRestores(t *testing.T) {
 	rg.ag.ckpt = store
 	Run(context.Background(), rg.opts)
 	out := rg.out.String()
-	for _, want := range []string{"Undo of turn 1:", "restore  f.txt", "Nothing was changed.", "Restored 1 file(s).", "Nothing to undo"} {
+	for _, want := range []string{"Undo of turn 1:", "restore  f.txt (+1 -1)", "Nothing was changed.", "Restored 1 file(s).", "Nothing to undo"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
