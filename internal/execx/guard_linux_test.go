@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hew-dev/hew/internal/callenv"
 	"github.com/hew-dev/hew/internal/testenv"
-	"github.com/hew-dev/hew/internal/tools"
 )
 
 // TestMain gives the test binary hew's two personalities used here: the
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		if os.Getenv("HEW_TEST_GUARD") == "1" {
 			r.Guard = DefaultGuard()
 		}
-		_, _ = r.Run(context.Background(), tools.ShellRequest{Command: cmd, TimeoutMS: 60000})
+		_, _ = r.Run(context.Background(), callenv.ShellRequest{Command: cmd, TimeoutMS: 60000})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -114,12 +114,12 @@ func TestGuardArgs(t *testing.T) {
 func TestGuardedRunKeepsExitCodeAndTimeout(t *testing.T) {
 	testenv.Tool(t, "bash")
 	r := &Runner{Guard: DefaultGuard()}
-	res, err := r.Run(context.Background(), tools.ShellRequest{Command: "echo hi; exit 3", TimeoutMS: 10000})
+	res, err := r.Run(context.Background(), callenv.ShellRequest{Command: "echo hi; exit 3", TimeoutMS: 10000})
 	if err != nil || res.ExitCode != 3 || !strings.Contains(res.Output, "hi") {
 		t.Fatalf("got %+v %v", res, err)
 	}
 	start := time.Now()
-	res, err = r.Run(context.Background(), tools.ShellRequest{Command: "sleep 30", TimeoutMS: 200})
+	res, err = r.Run(context.Background(), callenv.ShellRequest{Command: "sleep 30", TimeoutMS: 200})
 	if err != nil || !res.TimedOut || time.Since(start) > 10*time.Second {
 		t.Fatalf("timeout: %+v %v after %s", res, err, time.Since(start))
 	}

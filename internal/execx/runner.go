@@ -1,18 +1,18 @@
 // Package execx runs run_shell commands: bash -c with stdin from /dev/null,
 // its own process group, a timeout that kills the whole group, head+tail
 // capped output and a prompt return when background processes linger. The
-// sandbox wraps a Runner through its Wrap hook.
+// sandbox wraps a Runner through its Wrap hook. It is a utility package: it
+// speaks callenv and imports no domain package.
 package execx
 
 import (
 	"context"
 	"time"
 
-	"github.com/hew-dev/hew/internal/execx/execcore"
-	"github.com/hew-dev/hew/internal/tools"
+	"github.com/hew-dev/hew/internal/callenv"
 )
 
-// Runner implements tools.ShellRunner on the local machine.
+// Runner implements callenv.ShellRunner on the local machine.
 type Runner struct {
 	// Wrap, when set, rewrites the argv (["bash","-c",cmd]) before exec;
 	// the sandbox uses it to re-exec hew around the shell.
@@ -24,14 +24,14 @@ type Runner struct {
 	Guard []string
 }
 
-var _ tools.ShellRunner = (*Runner)(nil)
+var _ callenv.ShellRunner = (*Runner)(nil)
 
 // Run executes req. A command that cannot start returns an error; a
 // non-zero exit or a timeout is reported in the result. When ctx is
 // cancelled the process group is killed and ctx's error is returned along
 // with the partial result.
-func (r *Runner) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellResult, error) {
-	res, err := execcore.Run(ctx, execcore.Options{
+func (r *Runner) Run(ctx context.Context, req callenv.ShellRequest) (callenv.ShellResult, error) {
+	res, err := runCommand(ctx, runOptions{
 		Command:    req.Command,
 		Dir:        req.Dir,
 		Env:        req.Env,
@@ -41,7 +41,7 @@ func (r *Runner) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellRe
 		OutputFile: req.OutputFile,
 		Guard:      r.Guard,
 	})
-	return tools.ShellResult{
+	return callenv.ShellResult{
 		Output:      res.Output,
 		ExitCode:    res.ExitCode,
 		TimedOut:    res.TimedOut,

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hew-dev/hew/internal/callenv"
 	"github.com/hew-dev/hew/internal/testenv"
-	"github.com/hew-dev/hew/internal/tools"
 )
 
 func TestRunnerBasics(t *testing.T) {
@@ -37,7 +37,7 @@ func TestRunnerBasics(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Runner{}
-			res, err := r.Run(context.Background(), tools.ShellRequest{Command: tc.cmd, Dir: dir, Env: tc.env, TimeoutMS: 20000})
+			res, err := r.Run(context.Background(), callenv.ShellRequest{Command: tc.cmd, Dir: dir, Env: tc.env, TimeoutMS: 20000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestTimeoutKillsWholeGroup(t *testing.T) {
 	pidFile := filepath.Join(dir, "pid")
 	// The child ignores SIGTERM, so only the SIGKILL escalation can end it.
 	cmd := `(trap '' TERM; sleep 60) & echo $! > ` + pidFile + `; echo started; wait`
-	res, err := (&Runner{}).Run(context.Background(), tools.ShellRequest{Command: cmd, Dir: dir, TimeoutMS: 300})
+	res, err := (&Runner{}).Run(context.Background(), callenv.ShellRequest{Command: cmd, Dir: dir, TimeoutMS: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestBackgroundProcessDoesNotBlock(t *testing.T) {
 	// The background sleep inherits the output pipe; a runner that waits for
 	// EOF would hang until the 30 s timeout and report TimedOut.
 	cmd := `sleep 30 & echo $! > ` + pidFile + `; echo server started`
-	res, err := (&Runner{}).Run(context.Background(), tools.ShellRequest{Command: cmd, Dir: dir, TimeoutMS: 30000})
+	res, err := (&Runner{}).Run(context.Background(), callenv.ShellRequest{Command: cmd, Dir: dir, TimeoutMS: 30000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestCancelKillsGroup(t *testing.T) {
 		}
 		cancel()
 	}()
-	res, err := (&Runner{}).Run(ctx, tools.ShellRequest{Command: `sleep 60 & echo $! > ` + pidFile + `; wait`, Dir: dir, TimeoutMS: 60000})
+	res, err := (&Runner{}).Run(ctx, callenv.ShellRequest{Command: `sleep 60 & echo $! > ` + pidFile + `; wait`, Dir: dir, TimeoutMS: 60000})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled (res %+v)", err, res)
 	}
@@ -146,7 +146,7 @@ func TestCancelKillsGroup(t *testing.T) {
 
 func TestOutputCappedHeadAndTail(t *testing.T) {
 	cmd := `echo BEGIN; i=0; while [ $i -lt 2000 ]; do echo "line $i xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"; i=$((i+1)); done; echo END`
-	res, err := (&Runner{}).Run(context.Background(), tools.ShellRequest{Command: cmd, Dir: t.TempDir(), MaxOutput: 2000})
+	res, err := (&Runner{}).Run(context.Background(), callenv.ShellRequest{Command: cmd, Dir: t.TempDir(), MaxOutput: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestWrapRewritesArgv(t *testing.T) {
 		seen = argv
 		return append([]string{"env", "WRAPPED=yes"}, argv...), nil
 	}, SandboxNote: "test sandbox"}
-	res, err := r.Run(context.Background(), tools.ShellRequest{Command: `echo "wrapped=$WRAPPED"`, Dir: t.TempDir()})
+	res, err := r.Run(context.Background(), callenv.ShellRequest{Command: `echo "wrapped=$WRAPPED"`, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestWrapRewritesArgv(t *testing.T) {
 		t.Errorf("got %+v", res)
 	}
 	r.Wrap = func([]string) ([]string, error) { return nil, errors.New("no sandbox") }
-	if _, err := r.Run(context.Background(), tools.ShellRequest{Command: "true", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no sandbox") {
+	if _, err := r.Run(context.Background(), callenv.ShellRequest{Command: "true", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no sandbox") {
 		t.Errorf("wrap error not surfaced: %v", err)
 	}
 }
@@ -188,7 +188,7 @@ func BenchmarkRunTrue(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Run(context.Background(), tools.ShellRequest{Command: "true", Dir: dir}); err != nil {
+		if _, err := r.Run(context.Background(), callenv.ShellRequest{Command: "true", Dir: dir}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -201,7 +201,7 @@ func TestFallsBackToShWithoutBash(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
-	res, err := (&Runner{}).Run(context.Background(), tools.ShellRequest{Command: `echo "shell=$0"`, Dir: t.TempDir()})
+	res, err := (&Runner{}).Run(context.Background(), callenv.ShellRequest{Command: `echo "shell=$0"`, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

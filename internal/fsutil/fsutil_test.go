@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
-	"github.com/hew-dev/hew/internal/tools"
+	"github.com/hew-dev/hew/internal/callenv"
 )
 
 func realTemp(t *testing.T) string {
@@ -40,7 +39,7 @@ func TestResolve(t *testing.T) {
 		os.Symlink(filepath.Join(outside, "target.txt"), filepath.Join(root, "file-link"))
 	}
 	allowed := filepath.Join(outside, "allowed.txt")
-	env := &tools.Env{Root: root, HomeDir: home, AdditionalDirs: []string{extra}, StateDir: state,
+	env := &callenv.Env{Root: root, HomeDir: home, AdditionalDirs: []string{extra}, StateDir: state,
 		AllowOutside: func(tool, abs string) bool { return tool == "read_file" && abs == allowed }}
 
 	cases := []struct {
@@ -73,7 +72,7 @@ func TestResolve(t *testing.T) {
 			}
 			got, err := Resolve(env, tc.tool, tc.path)
 			if tc.want == "" {
-				var oe *fscore.OutsideError
+				var oe *OutsideError
 				if !errors.As(err, &oe) {
 					t.Fatalf("got %q, %v; want refusal", got, err)
 				}
@@ -135,7 +134,7 @@ func TestIsBinary(t *testing.T) {
 		{"nul", []byte("abc\x00def"), true},
 		{"png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), true},
 		{"latin1 noise", []byte{0xff, 0xfe, 0xfd, 0xfc, 0x80, 0x81, 'a', 0x90, 0x91, 0x92}, true},
-		{"utf8 cut at sniff end", append([]byte(strings.Repeat("a", fscore.SniffLen-1)), "é"...), false},
+		{"utf8 cut at sniff end", append([]byte(strings.Repeat("a", SniffLen-1)), "é"...), false},
 	}
 	for _, tc := range cases {
 		if got := IsBinary(tc.data); got != tc.want {

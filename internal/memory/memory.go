@@ -20,7 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // Types of memory, in the order the index lists them.
@@ -432,7 +432,7 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	if err := fscore.WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := fsutil.WriteFileAtomic(path, data, 0o600); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
 	return nil

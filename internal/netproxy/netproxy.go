@@ -17,6 +17,8 @@
 package netproxy
 
 import (
+	"github.com/hew-dev/hew/internal/callenv"
+
 	"bufio"
 	"context"
 	"crypto/rand"
@@ -77,41 +79,9 @@ type Config struct {
 	DialTimeout time.Duration
 }
 
-// Receipt records one proxied connection.
-type Receipt struct {
-	Time time.Time `json:"time"`
-	Host string    `json:"host"`
-	Port int       `json:"port"`
-	// Via is connect (HTTP CONNECT), http (plain HTTP request) or socks5.
-	Via string `json:"via"`
-	// Addr is the address dialed, when one was.
-	Addr     string `json:"addr,omitempty"`
-	Decision string `json:"decision"` // allow | deny
-	// By says which rule decided: denied-domains, allowed-domains,
-	// default-list, user, user:session, user:project, headless,
-	// internal-address, error.
-	By       string        `json:"decided_by"`
-	Reason   string        `json:"reason,omitempty"`
-	Up       int64         `json:"bytes_up"`
-	Down     int64         `json:"bytes_down"`
-	Duration time.Duration `json:"duration_ns"`
-	// Command is the scope's label.
-	Command string `json:"command,omitempty"`
-}
-
-// Denied reports whether the connection was refused.
-func (r Receipt) Denied() bool { return r.Decision != "allow" }
-
-// Summary is the receipt as one line for --verbose.
-func (r Receipt) Summary() string {
-	s := fmt.Sprintf("%s:%d %s by %s", r.Host, r.Port, r.Decision, r.By)
-	if r.Decision == "allow" {
-		s += fmt.Sprintf(" · ↑%d ↓%d bytes · %s", r.Up, r.Down, r.Duration.Round(time.Millisecond))
-	} else if r.Reason != "" {
-		s += ": " + r.Reason
-	}
-	return s
-}
+// Receipt records one proxied connection. The type lives in callenv, the
+// vocabulary shell results are made of.
+type Receipt = callenv.NetReceipt
 
 // DomainUse is a domain the session reached, for /status.
 type DomainUse struct {

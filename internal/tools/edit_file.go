@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // EditFile is the edit_file tool.
@@ -103,7 +103,7 @@ func (EditFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := fscore.WriteFileAtomic(abs, []byte(out.Content), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(abs, []byte(out.Content), 0o644); err != nil {
 		return Result{}, fmt.Errorf("edit_file: %w", err)
 	}
 	recordWrite(env, abs, []byte(out.Content))
@@ -117,7 +117,7 @@ func (EditFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 }
 
 func createByEdit(env *Env, abs, shown, content string) (Result, error) {
-	if err := fscore.WriteFileAtomic(abs, []byte(content), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(abs, []byte(content), 0o644); err != nil {
 		return Result{}, fmt.Errorf("edit_file: %w", err)
 	}
 	recordWrite(env, abs, []byte(content))

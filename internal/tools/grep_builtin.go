@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // grepMaxFileBytes skips files larger than this in the built-in search.
@@ -65,7 +65,7 @@ func searchBuiltin(ctx context.Context, re *regexp.Regexp, q grepQuery) ([]grepF
 			files = append(files, f)
 		}
 	}()
-	walkErr := fscore.Walk(ctx, q.base, func(abs string) error {
+	walkErr := fsutil.Walk(ctx, q.base, func(abs string) error {
 		if !wantFile(q, abs) {
 			return nil
 		}
@@ -95,7 +95,7 @@ func wantFile(q grepQuery, abs string) bool {
 	if q.in.Glob != "" {
 		ok := false
 		for _, g := range splitGlobs(q.in.Glob) {
-			if fscore.MatchName(g, rel) {
+			if fsutil.MatchName(g, rel) {
 				ok = true
 				break
 			}
@@ -106,7 +106,7 @@ func wantFile(q grepQuery, abs string) bool {
 	}
 	if q.in.Type != "" {
 		for _, g := range typeExts[q.in.Type] {
-			if fscore.MatchName(g, rel) {
+			if fsutil.MatchName(g, rel) {
 				return true
 			}
 		}
@@ -144,7 +144,7 @@ func splitGlobs(g string) []string {
 // unreadable, binary or too large.
 func grepOneFile(re *regexp.Regexp, q grepQuery, abs string, buf []byte) (grepFile, []byte, bool) {
 	data, fi, buf, err := readInto(abs, buf)
-	if err != nil || bytes.IndexByte(data[:min(len(data), fscore.SniffLen)], 0) >= 0 {
+	if err != nil || bytes.IndexByte(data[:min(len(data), fsutil.SniffLen)], 0) >= 0 {
 		return grepFile{}, buf, false
 	}
 	f, ok := grepData(re, q, abs, fi, data)

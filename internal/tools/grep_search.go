@@ -182,7 +182,7 @@ func (GrepSearch) Run(ctx context.Context, env *Env, input json.RawMessage) (Res
 	}
 	kept := files[:0]
 	for _, f := range files {
-		if !env.deniedRead("grep_search", f.abs) {
+		if !env.ReadDenied("grep_search", f.abs) {
 			kept = append(kept, f)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // ListMax caps the files list_files returns.
@@ -98,14 +98,14 @@ func (ListFiles) Run(ctx context.Context, env *Env, input json.RawMessage) (Resu
 	if !fi.IsDir() {
 		return Result{}, fmt.Errorf("list_files: %s is a file, not a directory", shownPath(env, dir))
 	}
-	files, err := fscore.Glob(ctx, dir, pattern)
+	files, err := fsutil.Glob(ctx, dir, pattern)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return Result{}, fmt.Errorf("list_files: %w", err)
 	}
 	interrupted := err != nil
 	kept := files[:0]
 	for _, f := range files {
-		if !env.deniedRead("list_files", f.Path) {
+		if !env.ReadDenied("list_files", f.Path) {
 			kept = append(kept, f)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // read_file limits.
@@ -113,8 +113,8 @@ func (ReadFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	h := sha256.New()
 	counted := &countingWriter{w: h}
 	br := bufio.NewReaderSize(io.TeeReader(f, counted), 64*1024)
-	head, _ := br.Peek(fscore.SniffLen)
-	if fscore.IsBinary(head) {
+	head, _ := br.Peek(fsutil.SniffLen)
+	if fsutil.IsBinary(head) {
 		return Result{}, fmt.Errorf("read_file: %s looks like a binary file (%s); read_file only shows text. Inspect it with run_shell (e.g. `file %s` or `xxd %s | head`)", shown, humanBytes(fi.Size()), shown, shown)
 	}
 	offset := max(in.Offset, 1)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hew-dev/hew/internal/execx/execcore"
+	"github.com/hew-dev/hew/internal/execx"
 )
 
 // RunShell is the run_shell tool.
@@ -57,21 +57,6 @@ func (RunShell) Check(env *Env, input json.RawMessage) error {
 	return nil
 }
 
-// localShell runs commands unsandboxed when the Env has no ShellRunner.
-type localShell struct{}
-
-// Run implements ShellRunner without confinement.
-func (localShell) Run(ctx context.Context, req ShellRequest) (ShellResult, error) {
-	res, err := execcore.Run(ctx, execcore.Options{
-		Command: req.Command, Dir: req.Dir, Env: req.Env,
-		Timeout:    time.Duration(req.TimeoutMS) * time.Millisecond,
-		MaxOutput:  req.MaxOutput,
-		OutputFile: req.OutputFile,
-	})
-	return ShellResult{Output: res.Output, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Truncated: res.Truncated,
-		Total: res.Total, SaveErr: res.SaveErr}, err
-}
-
 // StreamedHeadTail is how much of a streamed command's output stays in
 // memory for the model (head and tail); the whole output goes to the
 // result file as it is produced, so memory stays bounded at any size.
@@ -101,7 +86,7 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	if strings.TrimSpace(in.Command) == "" {
 		return Result{}, errors.New("run_shell: command is empty")
 	}
-	var shell ShellRunner = localShell{}
+	var shell ShellRunner = &execx.Runner{} // no runner given: unconfined
 	req := ShellRequest{Command: in.Command, TimeoutMS: in.Timeout}
 	if env != nil {
 		if env.Shell != nil {
@@ -109,7 +94,7 @@ func (RunShell) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 		}
 		req.Dir, req.Env = env.Root, env.Env
 	}
-	timeout := execcore.EffectiveTimeout(time.Duration(in.Timeout) * time.Millisecond)
+	timeout := execx.EffectiveTimeout(time.Duration(in.Timeout) * time.Millisecond)
 	req.TimeoutMS = int(timeout / time.Millisecond)
 	if req.OutputFile = shellOutputFile(ctx, env); req.OutputFile != "" {
 		req.MaxOutput = StreamedHeadTail

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // Shape defaults.
@@ -126,7 +126,7 @@ func persistResult(content string, opts ShapeOptions) (string, error) {
 		id = hex.EncodeToString(sum[:8])
 	}
 	p := ToolResultPath(opts.StateDir, id)
-	if err := fscore.WriteFileAtomic(p, []byte(content), 0o600); err != nil {
+	if err := fsutil.WriteFileAtomic(p, []byte(content), 0o600); err != nil {
 		return "", err
 	}
 	return p, nil

@@ -7,7 +7,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/hew-dev/hew/internal/netproxy"
+	"github.com/hew-dev/hew/internal/callenv"
 )
 
 // Tool is one capability the model can call.
@@ -68,17 +68,14 @@ type Result struct {
 	SavedAt string
 	// Network lists the connections a sandboxed command made through the
 	// sandbox's proxy (receipts for --verbose and the session).
-	Network []netproxy.Receipt
+	Network []callenv.NetReceipt
 	// Denials are operations refused on policy grounds while the tool ran
 	// (a domain the proxy refused); they join the turn's permission denials.
 	Denials []Denied
 }
 
-// Denied is one refusal inside a tool run.
-type Denied struct {
-	Input  json.RawMessage // what was refused, e.g. {"domain": "x", "port": 443}
-	Reason string
-}
+// Denied is one refusal inside a tool run (callenv.Denied).
+type Denied = callenv.Denied
 
 type callIDKey struct{}
 
@@ -100,76 +97,27 @@ type Todo struct {
 	Status  string `json:"status"` // pending | in_progress | completed
 }
 
-// Env is what a running tool may know about its surroundings. The agent
-// builds one per session; tools never read process globals.
-type Env struct {
-	// Root is the absolute, symlink-resolved project root.
-	Root string
-	// AdditionalDirs are extra absolute directories the user allowed.
-	AdditionalDirs []string
-	// HomeDir is the user's home, for "~/" paths.
-	HomeDir string
-	// StateDir is the per-project state directory ($HEW_HOME/projects/KEY).
-	StateDir string
-	// SessionID is the current session's id.
-	SessionID string
-	// Env is the environment for child processes (KEY=VALUE).
-	Env []string
-	// Reads records what the model has read, for write/edit guards.
-	Reads *ReadTracker
-	// Shell runs shell commands (sandboxed or not); nil means unsandboxed.
-	Shell ShellRunner
-	// AllowOutside reports whether an explicit allow rule covers an absolute
-	// path outside the root; nil means none does.
-	AllowOutside func(tool, absPath string) bool
-	// DeniedRead reports whether a deny rule forbids tool from reading an
-	// absolute path; search tools drop such files from their results so a
-	// project-wide search cannot read around the rule. nil denies nothing.
-	DeniedRead func(tool, absPath string) bool
-}
+// Env is what a running tool may know about its surroundings (package
+// callenv: shared with the permission engine and fsutil).
+type Env = callenv.Env
 
-// deniedRead applies env.DeniedRead, if any.
-func (env *Env) deniedRead(tool, abs string) bool {
-	return env != nil && env.DeniedRead != nil && env.DeniedRead(tool, abs)
-}
+// ReadTracker remembers what the model has read (callenv.ReadTracker).
+type ReadTracker = callenv.ReadTracker
 
-// ShellRunner runs a bash command for run_shell. The sandbox package
-// provides a Landlock-confined implementation.
-type ShellRunner interface {
-	Run(ctx context.Context, req ShellRequest) (ShellResult, error)
-}
+// ReadReceipt is the state of a file when the model last read or wrote it.
+type ReadReceipt = callenv.ReadReceipt
+
+// NewReadTracker returns an empty tracker.
+func NewReadTracker() *ReadTracker { return callenv.NewReadTracker() }
+
+// ShellRunner runs a bash command for run_shell (execx.Runner, sandboxed or not).
+type ShellRunner = callenv.ShellRunner
 
 // ShellRequest is one shell command to run.
-type ShellRequest struct {
-	Command   string
-	Dir       string
-	Env       []string
-	TimeoutMS int
-	// MaxOutput caps captured bytes (head and tail kept).
-	MaxOutput int
-	// OutputFile, when set, receives the whole output as it runs.
-	OutputFile string
-}
+type ShellRequest = callenv.ShellRequest
 
 // ShellResult is the outcome of a shell command.
-type ShellResult struct {
-	Output   string // stdout and stderr interleaved
-	ExitCode int
-	TimedOut bool
-	// Truncated is the number of bytes dropped from the middle of Output.
-	Truncated int
-	// SandboxNote is a one-line note about confinement (e.g. unavailable)
-	// or an explanation of what the sandbox blocked.
-	SandboxNote string
-	// Total is the number of output bytes the command produced.
-	Total int
-	// SaveErr is why OutputFile could not be written whole (nil if it was).
-	SaveErr error
-	// Network and Denials are the sandbox proxy's receipts and refusals
-	// for this command (see Result).
-	Network []netproxy.Receipt
-	Denials []Denied
-}
+type ShellResult = callenv.ShellResult
 
 // Searchable is implemented by tools that offer more than themselves to
 // tool_search, such as the skill tool's skills: entries found by a search

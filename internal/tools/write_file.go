@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // WriteFile is the write_file tool.
@@ -85,7 +85,7 @@ func (WriteFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resu
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := fscore.WriteFileAtomic(abs, []byte(in.Content), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(abs, []byte(in.Content), 0o644); err != nil {
 		return Result{}, fmt.Errorf("write_file: %w", err)
 	}
 	recordWrite(env, abs, []byte(in.Content))

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package execcore
+package execx
 
 import (
 	"os/exec"

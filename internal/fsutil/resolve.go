@@ -1,9 +1,4 @@
-// Package fscore holds hew's file-system primitives that do not depend on
-// the tools package: path containment, atomic writes, binary detection,
-// gitignore-aware walking and globbing. Package fsutil re-exports them next
-// to the Env-based Resolve; package tools uses them directly (importing
-// fsutil from tools would be an import cycle).
-package fscore
+package fsutil
 
 import (
 	"errors"
@@ -12,24 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// Scope says which absolute paths a tool may touch.
-type Scope struct {
-	// Root is the absolute project root (symlinks are resolved again here).
-	Root string
-	// HomeDir expands "~/" paths.
-	HomeDir string
-	// AdditionalDirs are extra allowed directories (additionalDirectories).
-	AdditionalDirs []string
-	// ReadOnlyDirs are allowed for tools that only read (for example the
-	// session's tool-results directory, so persisted output can be read back).
-	ReadOnlyDirs []string
-	// ReadOnly reports whether the tool asking only reads.
-	ReadOnly bool
-	// AllowOutside reports whether an explicit allow rule covers abs.
-	AllowOutside func(tool, abs string) bool
-}
+	"github.com/hew-dev/hew/internal/callenv"
+)
 
 // OutsideError is returned when a path resolves outside every allowed
 // directory. Its message names the root so the model can correct itself.
@@ -46,11 +26,11 @@ func (e *OutsideError) Error() string {
 	return fmt.Sprintf("%s: path %s is outside the project root %s; only paths under the root or an additional directory are allowed", e.Tool, shown, e.Root)
 }
 
-// Abs turns a model-supplied path into a clean absolute path: relative to
+// AbsIn turns a model-supplied path into a clean absolute path: relative to
 // root, "~/" through home, ".." resolved and symlinks followed (for a path
 // that does not exist yet, the real path of its nearest existing parent plus
 // the remaining components). It does not check containment.
-func Abs(root, home, path string) (string, error) {
+func AbsIn(root, home, path string) (string, error) {
 	p := strings.TrimSpace(path)
 	if p == "" {
 		return "", errors.New("empty path")
@@ -139,14 +119,14 @@ func Within(p, dir string) bool {
 // Resolve makes path absolute and real (see Abs) and refuses it when it lies
 // outside the root, the additional directories and (for read-only tools)
 // the read-only directories, unless AllowOutside accepts it.
-func Resolve(s Scope, tool, path string) (string, error) {
+func ResolveIn(s callenv.Scope, tool, path string) (string, error) {
 	root := s.Root
 	if root != "" {
 		if r, err := RealPath(root); err == nil {
 			root = r
 		}
 	}
-	abs, err := Abs(root, s.HomeDir, path)
+	abs, err := AbsIn(root, s.HomeDir, path)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)
 	}

@@ -1,10 +1,4 @@
-// Package execcore runs one shell command the way an agent needs it: no
-// stdin, its own process group, a hard timeout that kills the whole group,
-// bounded interleaved output, and a prompt return when the command itself
-// ends even if it left background processes holding the output pipe.
-// Package execx adapts it to tools.ShellRunner; package tools uses it
-// directly as the fallback runner (importing execx would be a cycle).
-package execcore
+package execx
 
 import (
 	"context"
@@ -30,8 +24,8 @@ const (
 	PipeGrace = 200 * time.Millisecond
 )
 
-// Options describe one command.
-type Options struct {
+// runOptions describe one command.
+type runOptions struct {
 	Command string
 	Dir     string
 	// Env is the child environment; empty means inherit this process's.
@@ -53,8 +47,8 @@ type Options struct {
 	OutputFile string
 }
 
-// Result is what happened.
-type Result struct {
+// runResult is what happened.
+type runResult struct {
 	Output   string
 	ExitCode int
 	TimedOut bool
@@ -82,19 +76,19 @@ func EffectiveTimeout(t time.Duration) time.Duration {
 
 // Run executes opts.Command with the platform shell. A command that cannot
 // be started is an error; a non-zero exit, timeout or cancellation is
-// reported in Result (with ctx.Err() returned for a cancellation).
-func Run(ctx context.Context, opts Options) (Result, error) {
+// reported in runResult (with ctx.Err() returned for a cancellation).
+func runCommand(ctx context.Context, opts runOptions) (runResult, error) {
 	start := time.Now()
 	argv, err := ShellArgv(opts.Command)
 	if err != nil {
-		return Result{}, err
+		return runResult{}, err
 	}
 	if opts.Wrap != nil {
 		if argv, err = opts.Wrap(argv); err != nil {
-			return Result{}, fmt.Errorf("wrap command: %w", err)
+			return runResult{}, fmt.Errorf("wrap command: %w", err)
 		}
 		if len(argv) == 0 {
-			return Result{}, errors.New("wrap command: empty argv")
+			return runResult{}, errors.New("wrap command: empty argv")
 		}
 	}
 	if len(opts.Guard) > 0 {
@@ -102,7 +96,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return Result{}, fmt.Errorf("output pipe: %w", err)
+		return runResult{}, fmt.Errorf("output pipe: %w", err)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = opts.Dir
@@ -115,7 +109,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
-		return Result{}, fmt.Errorf("start %s: %w", argv[0], err)
+		return runResult{}, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	pw.Close() // the children hold the only write ends now
 
@@ -141,7 +135,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 
 	timer := time.NewTimer(EffectiveTimeout(opts.Timeout))
 	defer timer.Stop()
-	var res Result
+	var res runResult
 	select {
 	case <-waitDone:
 	case <-timer.C:

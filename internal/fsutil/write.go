@@ -1,4 +1,4 @@
-package fscore
+package fsutil
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package execcore
+package execx
 
 import "syscall"
 

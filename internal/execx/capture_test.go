@@ -1,4 +1,4 @@
-package execcore
+package execx
 
 import (
 	"strings"
