@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hew-dev/hew/internal/fsutil/fscore"
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // AddAllowedDomain adds host to sandbox.allowedDomains of the settings file
@@ -53,5 +53,5 @@ func AddAllowedDomain(path, host string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return fscore.WriteFileAtomic(path, append(out, '\n'), 0o644)
+	return fsutil.WriteFileAtomic(path, append(out, '\n'), 0o644)
 }
