@@ -104,6 +104,9 @@ func TestPathsCannotBeSmuggled(t *testing.T) {
 			t.Errorf("read %q: %+v", p, v)
 		}
 	}
+	if v := e.Check(Request{Tool: ToolShell, Input: shell("ls\x00; rm -rf ~"), Mode: ModeBypass}); v.Decision != Deny || !strings.Contains(v.Reason, "NUL") {
+		t.Errorf("NUL in a command: %+v", v)
+	}
 	outside := filepath.Join(filepath.Dir(f.root), "outside")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
 		t.Fatal(err)

@@ -197,6 +197,9 @@ func (e *Engine) subject(tool string, input json.RawMessage) subject {
 		s.path = e.resolve(p)
 	case kindShell:
 		s.command = strings.TrimSpace(in.Command)
+		if strings.ContainsRune(s.command, 0) {
+			s.badPath = "the command contains a NUL byte, where the shell would cut it short; such commands are refused"
+		}
 		s.shell = shellparse.Analyze(s.command, shellparse.Options{Root: e.root, Home: e.home, HewHome: e.hewHome})
 	case kindWeb:
 		if u, err := url.Parse(strings.TrimSpace(in.URL)); err == nil {

@@ -145,7 +145,7 @@ func (z *analyser) dangerous(name, lname string, words []word, args []string, te
 				z.write(args[i+1], text)
 			}
 		}
-		z.danger(ClassNetwork, text, name+" talks to the network; data could leave the machine")
+		z.danger(ClassNetwork, text, "`"+name+"` is not a known-safe command: it talks to the network, so data could leave the machine")
 		return LevelUnknown, true
 	case "alias":
 		lvl := LevelReadOnly

@@ -171,7 +171,7 @@ func (z *analyser) moreDangers(name, lname string, words []word, args []string, 
 		return hit(ClassDatabase, name+" runs a statement that destroys data")
 	}
 	if networkClients[lname] && lname != "curl" && lname != "wget" && !(lname == "openssl" && !hasAnyArg(args, "s_client", "s_server")) && !(lname == "certutil" && !hasAnyArgFold(args, "-urlcache", "/urlcache")) {
-		return hit(ClassNetwork, name+" talks to the network; data could leave the machine")
+		return hit(ClassNetwork, "`"+name+"` is not a known-safe command: it talks to the network, so data could leave the machine")
 	}
 	if lname == "rsync" && hasRemote(args) {
 		return hit(ClassNetwork, "rsync to or from another host")
