@@ -11,10 +11,13 @@ import (
 
 const usage = `usage: hew memory list|show NAME|add [--type T] [--name N] [--description D] TEXT|rm NAME|path
 
-Long-term memory of this project.
-  list        one line per memory
-  show NAME   the text of a memory
+Long-term memory of this project: one file per memory under the memory
+directory, indexed in MEMORY.md. With each message hew recalls the memories
+that fit it.
+  list        one line per memory (type, file, last update, description)
+  show NAME   a memory with its source and dates
   add TEXT    remember TEXT (or standard input when TEXT is -); --type user|feedback|project|reference
+              (default project); text that looks like a key, token or password is refused
   rm NAME     forget a memory
   path        the memory directory
 `
