@@ -33,7 +33,7 @@ func init() {
 		{"plan", "", "switch to plan mode (read-only until you approve a plan)", (*session).cmdPlan},
 		{"resume", "[ID|N]", "list this directory's sessions, or resume one", (*session).cmdResume},
 		{"goal", "CONDITION", "work until an evaluator judges CONDITION met", (*session).cmdGoal},
-		{"loop", "INTERVAL|dynamic PROMPT", "run PROMPT now and every INTERVAL (1m–1h), or when the model schedules, until Ctrl+C", (*session).cmdLoop},
+		{"loop", "INTERVAL|dynamic PROMPT|stop", "run PROMPT now and every INTERVAL (1m–1h), or when the model schedules, until /loop stop or Ctrl+C", (*session).cmdLoop},
 		{"skills", "", "list skills; run one with /NAME ARGS", (*session).cmdSkills},
 		{"memory", "", "list this project's long-term memory (/memory show|forget NAME)", (*session).cmdMemory},
 		{"remember", "TEXT", "add TEXT to this project's long-term memory", (*session).cmdRemember},

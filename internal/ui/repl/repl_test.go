@@ -424,3 +424,17 @@ func TestResumeRedrawsTranscript(t *testing.T) {
 		t.Errorf("transcript drawn %d times, want 2", n)
 	}
 }
+
+// While a loop waits for its next round the prompt works: "/loop stop"
+// ends the loop before the next round.
+func TestLoopStop(t *testing.T) {
+	rg := newRig(strings.NewReader("/loop 1m tick\n/loop stop\n/loop stop\n"))
+	Run(context.Background(), rg.opts)
+	out := rg.out.String()
+	if got := rg.ag.gotPrompts(); !slices.Equal(got, []string{"tick"}) {
+		t.Fatalf("prompts %q", got)
+	}
+	if !strings.Contains(out, "Loop stopped.") || !strings.Contains(out, "No loop is running.") || !strings.Contains(out, "/loop stop or Ctrl+C stops the loop") {
+		t.Fatalf("out:\n%s", out)
+	}
+}

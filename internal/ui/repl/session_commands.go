@@ -2,7 +2,9 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -75,6 +77,10 @@ func (ss *session) cmdGoal(ctx context.Context, cond string) {
 func (ss *session) cmdLoop(ctx context.Context, args string) {
 	spec, prompt, _ := strings.Cut(args, " ")
 	prompt = strings.TrimSpace(prompt)
+	if spec == "stop" {
+		ss.printf("No loop is running.")
+		return
+	}
 	if spec == "dynamic" {
 		ss.dynamicLoop(ctx, prompt)
 		return
@@ -106,13 +112,8 @@ func (ss *session) cmdLoop(ctx context.Context, args string) {
 			ss.printf("Loop ended: %s.", why)
 			return
 		}
-		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round at %s (in %s)", time.Now().Add(every).Format("15:04:05"), every)))
-		select {
-		case <-time.After(every):
-		case <-ss.ints:
-			ss.printf("Loop stopped.")
-			return
-		case <-ctx.Done():
+		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round at %s (in %s); /loop stop or Ctrl+C stops the loop", time.Now().Add(every).Format("15:04:05"), every)))
+		if ss.waitLoop(ctx, every) {
 			return
 		}
 	}
@@ -146,12 +147,7 @@ func (ss *session) dynamicLoop(ctx context.Context, prompt string) {
 			return
 		}
 		ss.r.Println(ss.r.Dim(fmt.Sprintf("next round at %s (in %s): %s", time.Now().Add(wait).Format("15:04:05"), wait, reason)))
-		select {
-		case <-time.After(wait):
-		case <-ss.ints:
-			ss.printf("Loop stopped.")
-			return
-		case <-ctx.Done():
+		if ss.waitLoop(ctx, wait) {
 			return
 		}
 	}
@@ -166,4 +162,59 @@ func (ss *session) runSkill(ctx context.Context, name, args string) bool {
 		ss.r.Println("")
 	}
 	return found
+}
+
+// waitLoop waits d for a loop's next round while the prompt stays usable:
+// a typed line runs as usual (a task, /status), "/loop stop" or Ctrl+C
+// ends the loop. It reports true when the loop must end.
+func (ss *session) waitLoop(ctx context.Context, d time.Duration) (stop bool) {
+	deadline := time.Now().Add(d)
+	inputDone := false
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		if inputDone { // no more input: just wait, still stoppable by Ctrl+C
+			select {
+			case <-time.After(left):
+				return false
+			case <-ss.ints:
+				ss.printf("Loop stopped.")
+				return true
+			case <-ctx.Done():
+				return true
+			}
+		}
+		wctx, cancel := context.WithTimeout(ctx, left)
+		line, err := ss.in.Read(wctx, ss.prompt())
+		timedOut := wctx.Err() != nil
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return true
+		case errors.Is(err, errInterrupt):
+			ss.printf("Loop stopped.")
+			return true
+		case errors.Is(err, io.EOF):
+			inputDone = true
+			continue
+		case timedOut:
+			return false
+		case err != nil:
+			return true
+		}
+		switch line = strings.TrimSpace(line); {
+		case line == "/loop stop":
+			ss.printf("Loop stopped.")
+			return true
+		case strings.HasPrefix(line, "/loop"):
+			ss.printf("A loop is running; /loop stop ends it first.")
+		case line != "":
+			ss.handle(ctx, line)
+		}
+		if ss.done {
+			return true
+		}
+	}
 }
