@@ -214,7 +214,7 @@ func (ss *session) statusLines() []string {
 		lines = append(lines, row(a[0], a[1]))
 	}
 	for _, l := range info.Sandbox {
-		lines = append(lines, row("sandbox", strings.TrimPrefix(l, "sandbox: ")))
+		lines = append(lines, row("sandbox", strings.TrimPrefix(strings.TrimPrefix(l, "sandbox: "), "sandbox ")))
 	}
 	return lines
 }
