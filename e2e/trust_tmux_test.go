@@ -5,11 +5,11 @@ package e2e
 import (
 	"os"
 	"os/exec"
-	"strconv"
-	"time"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The trust prompt in a real terminal (SPEC section 4): the first run in a

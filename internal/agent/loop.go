@@ -25,7 +25,7 @@ type turn struct {
 
 	roundTrips int
 	toolCalls  int
-	stopBlocks int // times a Stop hook kept this turn going
+	stopBlocks int    // times a Stop hook kept this turn going
 	endText    string // a tool ended the turn with this final text (tools.Result.EndTurn)
 	halt       string // the turn ends with this error after the current answer's calls
 	denials    []Denial

@@ -5,7 +5,6 @@ import (
 	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/mcp"
-	"github.com/hew-dev/hew/internal/ui/headless"
 )
 
 // mcpCmd runs `hew mcp list|add|remove|serve`. Only serve builds the tool
@@ -39,7 +38,11 @@ func (a *cli) mcpCmd(args []string) int {
 		deps.Settings, deps.NoMCPJSON = mcp.FromSettings(settings.MCPServers, deps.Home), true
 	}
 	if len(args) > 0 && args[0] == "serve" && !cmdutil.WantsHelp(args[1:]) {
-		rt, err := a.loadSettings(&options{maxTurns: 50, print: true}) // stdin is the protocol: never ask
+		o, err := serveFlags(args[1:])
+		if err != nil {
+			return a.fail(err)
+		}
+		rt, err := a.loadSettings(o)
 		if err != nil {
 			return a.fail(err)
 		}
@@ -53,7 +56,7 @@ func (a *cli) mcpCmd(args []string) int {
 			Env:         rt.env,
 			Permissions: rt.perms,
 			Mode:        rt.mode,
-			Approver:    headless.Denier{},
+			Approver:    agent.Headless{Hint: serveHint},
 			Hooks:       rt.hooks,
 		})
 		deps.Registry = rt.registry

@@ -154,8 +154,8 @@ type Session struct {
 	cancel      context.CancelFunc
 	// pendingPlan is a plan the user chose to carry out in a fresh
 	// context; Submit runs it once the turn that approved it has ended.
-	pendingPlan string
-	goalRun     *goalRun // the goal being worked on, if any
+	pendingPlan   string
+	goalRun       *goalRun // the goal being worked on, if any
 	loop          *loopRun // the /loop running, if any
 	loopStartCost float64
 }

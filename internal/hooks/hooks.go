@@ -34,7 +34,7 @@ type Runner struct {
 	// SubagentStop, PreCompact, SessionStart, SessionEnd) by name.
 	events map[string][]hook
 	cwd    string
-	env                []string
+	env    []string
 	// Timeout is used for hooks without their own timeout.
 	Timeout time.Duration
 }
