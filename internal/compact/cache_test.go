@@ -250,6 +250,30 @@ func TestCacheMissUnexpected(t *testing.T) {
 	}
 }
 
+// Activating a deferred tool changes the tool list, which leads the cached
+// prefix: the miss is expected (no event) but counted with its cost, for
+// /status (issue 12.13).
+func TestToolListChangeCountedAsOneMiss(t *testing.T) {
+	m := newManager(compact.Options{}, newClock(), nil)
+	b := &hb{}
+	b.user("task").read("a.go", ascii(2000))
+	req := baseRequest(b.h)
+	b.h = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheReadTokens: 3000}})
+	b.say("ok").user("next")
+	req = baseRequest(b.h)
+	req.Tools = append(req.Tools, llm.ToolSpec{Name: "web_fetch", InputSchema: json.RawMessage(`{}`)})
+	req.Messages = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheWriteTokens: 3400}})
+	req = baseRequest(b.h)
+	req.Tools = append(req.Tools, llm.ToolSpec{Name: "web_fetch", InputSchema: json.RawMessage(`{}`)})
+	req.Messages = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheReadTokens: 3400}})
+	if s := m.Stats(); s.ToolListMisses != 1 || s.ToolListMissTokens != 3400 || s.UnexpectedCacheMisses != 0 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
 func TestStatsHitRate(t *testing.T) {
 	m := newManager(compact.Options{}, newClock(), nil)
 	if s := m.Stats(); s.HitRate != 0 {

@@ -92,6 +92,12 @@ type Stats struct {
 	Compactions           int
 	TierActions           [5]int
 	UnexpectedCacheMisses int
+	// ToolListMisses counts requests whose tool list changed (a deferred
+	// tool activated, MCP tools came or went): the tools lead the cached
+	// prefix, so each costs one whole cache miss; ToolListMissTokens is the
+	// cache write those requests paid. /status shows them.
+	ToolListMisses     int
+	ToolListMissTokens int
 }
 
 // CompactionRecord is what a compaction stores in the session file.

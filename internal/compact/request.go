@@ -36,6 +36,10 @@ type pendingCheck struct {
 	// expected lists deliberate prefix changes; changed lists the parts
 	// whose bytes changed for no reason the manager knows of.
 	expected, changed []string
+	// toolsChanged: tools were added or removed (a deferred tool activated,
+	// an MCP server came or went); tools lead the prefix, so this request
+	// rebuilds the whole cache.
+	toolsChanged bool
 }
 
 // BeforeRequest runs tiers 1–3 (and, when a request would not fit at all,
@@ -231,6 +235,12 @@ func (m *Manager) AfterResponse(req *llm.Request, resp *llm.Response) {
 		m.emit(agent.CacheMissUnexpected{Reason: fmt.Sprintf("cache reads fell from %d to %d tokens: %s", m.lastCache, u.CacheReadTokens, why)})
 		m.bump(func(s *Stats) { s.UnexpectedCacheMisses++ })
 	}
+	if p.toolsChanged {
+		m.bump(func(s *Stats) {
+			s.ToolListMisses++
+			s.ToolListMissTokens += u.CacheWriteTokens
+		})
+	}
 	m.lastCache, m.haveResp = u.CacheReadTokens, true
 }
 
@@ -263,6 +273,7 @@ func (m *Manager) checkPrefix(req *llm.Request, msgs []uint64, now time.Time) {
 	tl := m.hashTools(req.Tools)
 	if added, removed := toolSetDiff(l.tools, tl); len(added)+len(removed) > 0 {
 		p.expected = append(p.expected, "the tool list changed (+"+strings.Join(added, ",")+" -"+strings.Join(removed, ",")+")")
+		p.toolsChanged = true
 	} else {
 		for i := range tl {
 			if tl[i] != l.tools[i] {

@@ -251,6 +251,10 @@ type Status struct {
 	ContextTokens, Window int
 	// CacheHitRate in [0,1]; negative before the first request.
 	CacheHitRate float64
+	// ToolListMisses counts requests whose tool list changed (deferred
+	// tools activated, MCP tools came or went), each one whole cache miss;
+	// ToolListMissTokens is what they wrote to the cache again.
+	ToolListMisses, ToolListMissTokens int
 	// MCP is one line per configured MCP server (state, tool count, error).
 	MCP []string
 	// Trust is the project's trust state (Options.Trust); empty shows none.
@@ -273,7 +277,8 @@ func (s *Session) Status() Status {
 	u, cost := s.agent.Usage()
 	out := Status{ID: s.ID(), Model: s.Model(), Provider: s.o.ProviderName, Mode: s.Mode(), Usage: u, CostUSD: cost,
 		ContextTokens: st.ContextTokens, Window: st.Window, CacheHitRate: rate, Trust: s.o.Trust,
-		Autonomy: s.autonomyRows()}
+		Autonomy:       s.autonomyRows(),
+		ToolListMisses: st.ToolListMisses, ToolListMissTokens: st.ToolListMissTokens}
 	if s.o.Confinement != nil {
 		out.Sandbox = s.o.Confinement.StatusLines()
 	}

@@ -121,6 +121,12 @@ func (c *cacheSim) share() float64 {
 // a realistic system prompt and tool list; it returns the cached share of
 // all input tokens.
 func parallelReads(t *testing.T, turns, n int) (*cacheSim, float64) {
+	return parallelReadsActivating(t, turns, n, -1)
+}
+
+// parallelReadsActivating is parallelReads where a deferred tool becomes
+// visible (joins the tool list) before turn activate.
+func parallelReadsActivating(t *testing.T, turns, n, activate int) (*cacheSim, float64) {
 	sim := newCacheSim()
 	var tools []llm.ToolSpec
 	for i := 0; i < 12; i++ {
@@ -131,6 +137,9 @@ func parallelReads(t *testing.T, turns, n int) (*cacheSim, float64) {
 	msgs := []llm.Message{llm.UserText("Read the files of the package and explain them.")}
 	id := 0
 	for turn := 0; turn < turns; turn++ {
+		if turn == activate {
+			tools = append(tools, llm.ToolSpec{Name: "web_fetch", Description: "Fetches a URL.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+		}
 		a := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "Reading the next files."}}}
 		u := llm.Message{Role: llm.RoleUser}
 		for k := 0; k < n; k++ {
@@ -162,5 +171,18 @@ func TestCacheShareWithParallelCalls(t *testing.T) {
 		if share < 0.85 {
 			t.Errorf("%d parallel reads: only %.1f%% cached", n, 100*share)
 		}
+	}
+}
+
+// Activating a deferred tool changes the tool list, which leads the
+// prefix: measured here, that request writes the system prompt and the
+// whole conversation again (issue 12.13). /status reports such misses.
+func TestDeferredActivationCost(t *testing.T) {
+	base, baseShare := parallelReads(t, 12, 4)
+	act, actShare := parallelReadsActivating(t, 12, 4, 6)
+	extra := act.write - base.write
+	t.Logf("activation before turn 7 of 12: cached share %.1f%% -> %.1f%%, %d tokens written again", 100*baseShare, 100*actShare, extra)
+	if extra <= 0 || actShare >= baseShare {
+		t.Fatalf("activation cost nothing in the simulation: %d extra writes", extra)
 	}
 }

@@ -181,6 +181,15 @@ func (ss *session) statusLines() []string {
 	if rate >= 0 {
 		rateText = fmt.Sprintf("%.0f%% of input read from cache", rate*100)
 	}
+	if n := info.ToolListMisses; n > 0 {
+		// Tools lead the cached prefix: each change of the list (a deferred
+		// tool activated) costs one whole cache miss.
+		what := "1 cache miss"
+		if n > 1 {
+			what = fmt.Sprintf("%d cache misses", n)
+		}
+		rateText += fmt.Sprintf("; tool list changes (deferred tools activated) cost %s, %s tokens written again", what, render.FormatTokens(info.ToolListMissTokens))
+	}
 	model := info.Model
 	if info.Provider != "" {
 		model += " (" + info.Provider + ")"

@@ -346,6 +346,19 @@ func TestStatusShowsMCPServers(t *testing.T) {
 	}
 }
 
+// /status says what activating deferred tools cost in cache misses
+// (issue 12.13: tools lead the cached prefix).
+func TestStatusShowsToolListCacheMisses(t *testing.T) {
+	rg := newRig(strings.NewReader("/status\n"))
+	rg.ag.status = func() core.Status {
+		return core.Status{ID: "s", CacheHitRate: 0.8, ToolListMisses: 1, ToolListMissTokens: 24000}
+	}
+	Run(context.Background(), rg.opts)
+	if out := rg.out.String(); !strings.Contains(out, "deferred tools activated) cost 1 cache miss, 24") {
+		t.Fatalf("status:\n%s", out)
+	}
+}
+
 // /loop dynamic runs rounds while the model schedules wake-ups, and ends
 // when a round schedules none.
 func TestDynamicLoopEndsWithoutWakeup(t *testing.T) {
