@@ -33,10 +33,23 @@ func (s *Session) runGoal(ctx context.Context, text, cond string) agent.TurnResu
 	var total agent.TurnResult
 	s.startGoal(cond)
 	defer s.endGoal()
+	outer := ctx
+	if wall := s.goalBudget().MaxWall; wall > 0 {
+		// The wall-time budget also stops a round that is still running.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wall)
+		defer cancel()
+	}
 	for round := 1; ; round++ {
 		s.setGoalRound(round)
 		res := s.agent.Run(ctx, s.userPrompt(msg))
 		total = mergeResults(total, res)
+		if res.StopReason == agent.StopAborted && outer.Err() == nil && ctx.Err() != nil {
+			why := fmt.Sprintf("goal wall-time budget of %s used up during round %d", s.goalBudget().MaxWall, round)
+			s.emit(agent.Notice{Level: "warn", Text: "goal stopped: " + why})
+			total.StopReason, total.Err = agent.StopMaxBudget, why
+			return total
+		}
 		if res.StopReason != agent.StopCompleted {
 			return total
 		}
@@ -47,7 +60,10 @@ func (s *Session) runGoal(ctx context.Context, text, cond string) agent.TurnResu
 		v, err := s.evalGoal(ctx, cond)
 		if err != nil {
 			total.StopReason, total.Err = agent.StopError, "goal evaluation: "+err.Error()
-			if ctx.Err() != nil {
+			switch {
+			case outer.Err() == nil && ctx.Err() != nil:
+				total.StopReason, total.Err = agent.StopMaxBudget, fmt.Sprintf("goal wall-time budget of %s used up during the goal check", s.goalBudget().MaxWall)
+			case ctx.Err() != nil:
 				total.StopReason = agent.StopAborted
 			}
 			return total

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/llm/mock"
 	"github.com/hew-dev/hew/internal/llm/scenario"
 )
@@ -106,5 +107,15 @@ func TestLoopLimitsAndStatus(t *testing.T) {
 	}
 	if _, ok := s.LoopStatus(); ok {
 		t.Error("an ended loop is still reported")
+	}
+}
+
+// The wall-time budget also stops a round in progress.
+func TestGoalWallTimeStopsARunningRound(t *testing.T) {
+	r := newRig(t, agenttest.Step{Text: "never", Before: func(ctx context.Context) { <-ctx.Done() }})
+	s := r.session(t, func(o *Options) { o.GoalBudget = GoalBudget{MaxWall: 50 * time.Millisecond} })
+	res := s.Goal(context.Background(), "finish")
+	if res.StopReason != agent.StopMaxBudget || !strings.Contains(res.Err, "wall-time budget of 50ms used up during round 1") {
+		t.Fatalf("%s %q", res.StopReason, res.Err)
 	}
 }
