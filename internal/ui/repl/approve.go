@@ -32,6 +32,8 @@ type Approver struct {
 	qmu   sync.Mutex
 	keyed bool
 	inbox chan key
+
+	pending []key // keys read from the terminal but not used yet
 }
 
 // useKeys switches between reading keys from the terminal itself and
@@ -56,26 +58,59 @@ func (a *Approver) offer(k key) bool {
 	return true
 }
 
-// readKey waits for one key of the answer.
+// open gives the question an inbox for the REPL's keys for as long as it
+// is open (the answer key, then a typed message), so keys typed quickly
+// are not lost between reads; the returned function closes it.
+func (a *Approver) open() func() {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if !a.keyed {
+		return func() {}
+	}
+	a.inbox = make(chan key, 256)
+	return func() {
+		a.qmu.Lock()
+		a.inbox = nil
+		a.qmu.Unlock()
+	}
+}
+
+// readKey waits for one key of the answer: from the question's inbox when
+// the REPL owns the keyboard, else from the terminal (a read that brings
+// several keys keeps the rest for the next call).
 func (a *Approver) readKey(ctx context.Context) (key, error) {
 	a.qmu.Lock()
-	if !a.keyed {
-		a.qmu.Unlock()
+	keyed, inbox := a.keyed, a.inbox
+	a.qmu.Unlock()
+	if !keyed {
+		if len(a.pending) > 0 {
+			k := a.pending[0]
+			a.pending = a.pending[1:]
+			return k, nil
+		}
 		raw, err := a.s.ReadKey(ctx)
 		if err != nil {
 			return key{}, err
 		}
-		k, _ := decodeKey([]byte(raw), true)
+		b := []byte(raw)
+		for len(b) > 0 {
+			k, n := decodeKey(b, true)
+			if n <= 0 {
+				break
+			}
+			a.pending = append(a.pending, k)
+			b = b[n:]
+		}
+		if len(a.pending) == 0 {
+			return key{}, nil
+		}
+		k := a.pending[0]
+		a.pending = a.pending[1:]
 		return k, nil
 	}
-	inbox := make(chan key, 16)
-	a.inbox = inbox
-	a.qmu.Unlock()
-	defer func() {
-		a.qmu.Lock()
-		a.inbox = nil
-		a.qmu.Unlock()
-	}()
+	if inbox == nil {
+		return key{}, errors.New("no question is open")
+	}
 	select {
 	case k := <-inbox:
 		return k, nil
@@ -97,6 +132,9 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	if err := ctx.Err(); err != nil {
 		return agent.ApproveDeny, "the turn was interrupted"
 	}
+	closeInbox := a.open()
+	defer closeInbox()
+	a.pending = nil
 	a.r.ShowApproval(req)
 	ans, why := a.answer(ctx, req)
 	a.r.Answered(ans)
@@ -123,6 +161,7 @@ func (a *Approver) message(ctx context.Context) (agent.Approval, string) {
 		}
 		switch {
 		case k.kind == kEnter:
+			a.r.Typed(" · ")
 			if msg := strings.TrimSpace(string(b)); msg != "" {
 				return agent.ApproveDeny, msg
 			}

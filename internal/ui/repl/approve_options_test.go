@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/term"
@@ -49,37 +48,25 @@ func TestApprovalOptionsFromAPipe(t *testing.T) {
 	}
 }
 
-// On a terminal, m takes a typed message up to Enter.
+// On a terminal, m takes a typed message up to Enter; keys that arrive
+// all at once (a paste, tmux send-keys) are all kept.
 func TestApprovalMessageIsTyped(t *testing.T) {
 	s, _, out, _ := term.Test()
 	ap := NewApprover(s, render.New(s, render.Options{}))
 	ap.useKeys(true)
-	done := make(chan struct{})
-	var got agent.Approval
-	var note string
-	go func() {
-		got, note = ap.message(context.Background())
-		close(done)
-	}()
-	keys := []key{{kind: kRune, r: 'n'}, {kind: kRune, r: 'o'}, {kind: kRune, r: 'x'}, {kind: kBackspace}, {kind: kRune, r: 't'}, {kind: kEnter}}
-	var prev chan key
-	for _, k := range keys {
-		// Offer each key to a fresh question read, as a typist would.
-		for {
-			ap.qmu.Lock()
-			open := ap.inbox != nil && ap.inbox != prev
-			cur := ap.inbox
-			ap.qmu.Unlock()
-			if open {
-				prev = cur
-				break
-			}
-			time.Sleep(time.Millisecond)
+	closeInbox := ap.open()
+	defer closeInbox()
+	for _, k := range []key{{kind: kRune, r: 'n'}, {kind: kRune, r: 'o'}, {kind: kRune, r: 'x'}, {kind: kBackspace}, {kind: kRune, r: 't'}, {kind: kEnter}} {
+		if !ap.offer(k) {
+			t.Fatal("the open question refused a key")
 		}
-		ap.offer(k)
 	}
-	<-done
+	got, note := ap.message(context.Background())
 	if got != agent.ApproveDeny || note != "not" {
 		t.Fatalf("%s %q (screen %q)", got, note, out.String())
+	}
+	closeInbox()
+	if ap.offer(key{kind: kRune, r: 'y'}) {
+		t.Error("a closed question took a key")
 	}
 }
