@@ -251,3 +251,48 @@ func TestParallelAgentCalls(t *testing.T) {
 		t.Errorf("results %d", len(results))
 	}
 }
+
+// Cancelling the parent (Ctrl+C) cancels every sub-agent running in
+// parallel, and the history stays valid.
+func TestCancelStopsParallelChildren(t *testing.T) {
+	var started atomic.Int32
+	all := make(chan struct{})
+	block := func(ctx context.Context) {
+		if started.Add(1) == 2 {
+			close(all)
+		}
+		<-ctx.Done()
+	}
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{
+			agenttest.Call("a", "agent", `{"description":"one","prompt":"p1","subagent_type":"general"}`),
+			agenttest.Call("b", "agent", `{"description":"two","prompt":"p2","subagent_type":"explore"}`),
+		}},
+		agenttest.Step{Text: "never", Before: block},
+		agenttest.Step{Text: "never", Before: block},
+	)
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan agent.TurnResult, 1)
+	go func() { done <- pa.agent.Run(ctx, "two at once") }()
+	select {
+	case <-all:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the children did not start together")
+	}
+	cancel()
+	select {
+	case res := <-done:
+		if res.StopReason != agent.StopAborted {
+			t.Fatalf("%+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("children kept running after the cancel")
+	}
+	if err := agenttest.CheckPairing(pa.agent.History()); err != nil {
+		t.Fatal(err)
+	}
+	if len(pa.rec.records) != 2 {
+		t.Errorf("%d records", len(pa.rec.records))
+	}
+}
