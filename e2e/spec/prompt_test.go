@@ -61,7 +61,7 @@ func TestFirstRequestBudget(t *testing.T) {
 	env, _ := sys[1].(map[string]any)["text"].(string)
 	core, _ := sys[0].(map[string]any)["text"].(string)
 	t.Logf("static core %d bytes; environment block (%d bytes):\n%s", len(core), len(env), env)
-	for _, want := range []string{"Session: headless; nobody can answer", "Permission mode: default (", "Sandbox: ", "Git repository: no",
+	for _, want := range []string{"Session: headless; nobody answers", "Permission mode: default (", "Sandbox: ", "Git repository: no",
 		"# Deferred tools", "- enter_plan_mode: ", "- exit_plan_mode: ", "- schedule_wakeup: "} {
 		if !strings.Contains(env, want) {
 			t.Errorf("environment block lacks %q:\n%s", want, env)

@@ -56,7 +56,7 @@ func environment(o Options) string {
 	if o.Interactive {
 		b.WriteString("Session: interactive; the user answers approval questions at the terminal.\n")
 	} else {
-		b.WriteString("Session: headless; nobody can answer questions or approvals, so an action that would ask is denied at once. Do not stop to ask: decide, state your assumptions, finish.\n")
+		b.WriteString("Session: headless; nobody answers questions or approvals (what would ask is denied at once): decide, state your assumptions, finish.\n")
 	}
 	if o.Mode != "" {
 		fmt.Fprintf(&b, "Permission mode: %s", o.Mode)

@@ -19,7 +19,7 @@ func TestEnvironmentInteractiveOrHeadless(t *testing.T) {
 	if !strings.Contains(inter, "Session: interactive") || strings.Contains(inter, "headless") {
 		t.Errorf("interactive block:\n%s", inter)
 	}
-	if !strings.Contains(head, "Session: headless; nobody can answer") || !strings.Contains(head, "denied at once") {
+	if !strings.Contains(head, "Session: headless; nobody answers") || !strings.Contains(head, "denied at once") {
 		t.Errorf("headless block:\n%s", head)
 	}
 }
