@@ -306,3 +306,41 @@ func TestCacheSmallDipIsNoise(t *testing.T) {
 		t.Fatalf("a 900-token dip reported: %+v", ms)
 	}
 }
+
+// With the adapter's wire fingerprints, cache_miss_unexpected names the part
+// whose encoded bytes changed, not what the neutral history says (issue 12.12).
+func TestCacheMissNamesWireChange(t *testing.T) {
+	w1 := &llm.WirePrint{System: []uint64{1, 2}, Tools: []llm.ToolPrint{{Name: "read_file", Hash: 7}}, Messages: []uint64{10, 11}}
+	tests := []struct {
+		name   string
+		wire   *llm.WirePrint
+		change func(*llm.Request)
+		want   string
+	}{
+		{"message bytes changed on the wire only", &llm.WirePrint{System: []uint64{1, 2}, Tools: w1.Tools, Messages: []uint64{99, 11, 12}}, func(*llm.Request) {}, "message 0 of the cached prefix changed on the wire"},
+		{"tool encoding changed", &llm.WirePrint{System: []uint64{1, 2}, Tools: []llm.ToolPrint{{Name: "read_file", Hash: 8}}, Messages: []uint64{10, 11, 12}}, func(*llm.Request) {}, "encoded definition of tool read_file changed on the wire"},
+		{"neutral change that encodes the same", &llm.WirePrint{System: []uint64{1, 2}, Tools: w1.Tools, Messages: []uint64{10, 11, 12}}, func(r *llm.Request) {
+			r.Messages[0] = llm.UserText("a different first prompt")
+		}, "no prefix bytes changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := &events{}
+			m := newManager(compact.Options{}, newClock(), ev)
+			b := &hb{}
+			b.user("task").read("a.go", ascii(2000))
+			req := baseRequest(b.h)
+			b.h = m.BeforeRequest(req)
+			m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheReadTokens: 3000}, Wire: w1})
+			b.say("ok").user("next")
+			req = baseRequest(b.h)
+			tt.change(req)
+			req.Messages = m.BeforeRequest(req)
+			m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 3000, CacheReadTokens: 400}, Wire: tt.wire})
+			ms := ev.misses()
+			if len(ms) != 1 || !strings.Contains(ms[0].Reason, tt.want) {
+				t.Fatalf("events = %+v, want one naming %q", ms, tt.want)
+			}
+		})
+	}
+}

@@ -126,13 +126,15 @@ type Manager struct {
 	reportedOK bool
 	lastCache  int
 	haveResp   bool
-	pending    pendingCheck
-	forced     string // why the prefix was rewritten on purpose since the last request
-	root, sid  string // what the probe expects to stay intact
-	tokCache   map[uint64]int
-	callCache  map[string]call
-	fixedKey   uint64
-	fixedVal   int
+	// lastWire is the adapter's fingerprint of the last request sent, if any.
+	lastWire  *llm.WirePrint
+	pending   pendingCheck
+	forced    string // why the prefix was rewritten on purpose since the last request
+	root, sid string // what the probe expects to stay intact
+	tokCache  map[uint64]int
+	callCache map[string]call
+	fixedKey  uint64
+	fixedVal  int
 
 	smu   sync.Mutex // Stats
 	stats Stats
@@ -191,7 +193,7 @@ func FormatTodos(todos []tools.Todo) string {
 func (m *Manager) Reset() {
 	m.lock()
 	defer m.unlock()
-	m.last, m.reportedOK, m.haveResp, m.lastCache = nil, false, false, 0
+	m.last, m.reportedOK, m.haveResp, m.lastCache, m.lastWire = nil, false, false, 0, nil
 	m.root, m.sid = "", "" // a new conversation may have a new session id
 	m.forced = "history reset"
 }

@@ -224,6 +224,15 @@ func (m *Manager) AfterResponse(req *llm.Request, resp *llm.Response) {
 	}
 	p := m.pending
 	m.pending = pendingCheck{}
+	if resp.Wire != nil {
+		// The adapter's fingerprints of what went out are the truth about
+		// the prefix: they see encoding changes the neutral history hides,
+		// and ignore neutral changes that encode the same.
+		if m.lastWire != nil {
+			p.changed = wireChanges(m.lastWire, resp.Wire)
+		}
+		m.lastWire = resp.Wire
+	}
 	// Small dips are noise (best-effort caches of OpenAI-compatible servers
 	// move in blocks); a real miss loses most of the prefix.
 	drop := m.lastCache - u.CacheReadTokens
@@ -294,6 +303,33 @@ func (m *Manager) checkPrefix(req *llm.Request, msgs []uint64, now time.Time) {
 		}
 	}
 	m.pending = p
+}
+
+// wireChanges names the encoded parts of the cached prefix (prev) whose
+// bytes differ in cur: a system block, a tool definition, a message.
+func wireChanges(prev, cur *llm.WirePrint) []string {
+	var out []string
+	for i := range min(len(prev.System), len(cur.System)) {
+		if prev.System[i] != cur.System[i] {
+			out = append(out, fmt.Sprintf("system prompt block %d changed on the wire", i+1))
+			break
+		}
+	}
+	if len(prev.Tools) == len(cur.Tools) {
+		for i := range cur.Tools {
+			if prev.Tools[i] != cur.Tools[i] {
+				out = append(out, "encoded definition of tool "+cur.Tools[i].Name+" changed on the wire")
+				break
+			}
+		}
+	}
+	for i := range min(len(prev.Messages), len(cur.Messages)) {
+		if prev.Messages[i] != cur.Messages[i] {
+			out = append(out, fmt.Sprintf("message %d of the cached prefix changed on the wire", i))
+			break
+		}
+	}
+	return out
 }
 
 func toolSetDiff(a, b []toolPrint) (added, removed []string) {

@@ -209,6 +209,24 @@ type Response struct {
 	StopReason StopReason
 	Usage      Usage
 	Model      string
+	// Wire fingerprints the request as the adapter encoded it (nil when
+	// the adapter does not), so a cache miss can name the part whose bytes
+	// really changed on the wire rather than in the neutral history.
+	Wire *WirePrint
+}
+
+// WirePrint is a hash per encoded part of a request, cache markers left out
+// (they move every request by design).
+type WirePrint struct {
+	System   []uint64
+	Tools    []ToolPrint
+	Messages []uint64
+}
+
+// ToolPrint is one encoded tool definition's hash.
+type ToolPrint struct {
+	Name string
+	Hash uint64
 }
 
 // Provider is one model backend. Stream sends req, calls onEvent for every

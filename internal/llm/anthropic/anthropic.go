@@ -87,7 +87,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
 	}
-	body, err := encodeRequestCached(req, true, !c.official, c.msgs)
+	body, print, err := encodeRequestCached(req, true, !c.official, c.msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +105,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	if resp.Model == "" {
 		resp.Model = req.Model
 	}
+	resp.Wire = print
 	return resp, nil
 }
 

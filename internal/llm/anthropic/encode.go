@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -92,12 +93,15 @@ func maxTokens(req *llm.Request) int {
 // thinking without a signature back (Anthropic-compatible servers of other
 // vendors want their reasoning returned; Anthropic itself rejects it).
 func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error) {
-	return encodeRequestCached(req, stream, replayUnsigned, nil)
+	body, _, err := encodeRequestCached(req, stream, replayUnsigned, nil)
+	return body, err
 }
 
 // encodeRequestCached is encodeRequest taking the encoding of unmarked
-// messages from cache (nil: encode everything).
-func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *msgCache) ([]byte, error) {
+// messages from cache (nil: encode everything), and fingerprints what it
+// encoded.
+func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *msgCache) ([]byte, *llm.WirePrint, error) {
+	print := &llm.WirePrint{}
 	w := wireRequest{Model: req.Model, MaxTokens: maxTokens(req), Stream: stream}
 	marks := 0
 	msgMarks := len(messageBreakpoints(req.Messages))
@@ -107,6 +111,7 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 			continue
 		}
 		t := wireText{Type: "text", Text: s.Text}
+		print.System = append(print.System, hashBytes([]byte(s.Text)))
 		if s.Cache && marks < sysMarks {
 			t.CacheControl = ephemeral
 			marks++
@@ -118,7 +123,10 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 		if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		wt := wireTool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		enc, _ := json.Marshal(wt)
+		print.Tools = append(print.Tools, llm.ToolPrint{Name: t.Name, Hash: hashBytes(enc)})
+		w.Tools = append(w.Tools, wt)
 	}
 	if n := len(w.Tools); n > 0 {
 		w.Tools[n-1].CacheControl = ephemeral
@@ -128,24 +136,29 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 	gen := cache.begin()
 	for i, m := range req.Messages {
 		mark := slices.Contains(marked, i)
-		if !mark {
-			if enc := cache.get(m, replayUnsigned, gen); enc != nil {
-				msgs[i] = enc
-				continue
-			}
+		plain, hash := cache.get(m, replayUnsigned, gen)
+		var wm wireMessage
+		if plain == nil || mark {
+			wm = encodeMessage(m, replayUnsigned)
 		}
-		wm := encodeMessage(m, replayUnsigned)
+		if plain == nil {
+			enc, err := json.Marshal(wm)
+			if err != nil {
+				return nil, nil, fmt.Errorf("anthropic: encode message %d: %w", i, err)
+			}
+			plain, hash = enc, hashBytes(enc)
+			cache.put(m, replayUnsigned, plain, hash, gen)
+		}
+		print.Messages = append(print.Messages, hash)
+		msgs[i] = plain
 		if mark {
 			markMessage(wm)
+			enc, err := json.Marshal(wm)
+			if err != nil {
+				return nil, nil, fmt.Errorf("anthropic: encode message %d: %w", i, err)
+			}
+			msgs[i] = enc
 		}
-		enc, err := json.Marshal(wm)
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: encode message %d: %w", i, err)
-		}
-		if !mark {
-			cache.put(m, replayUnsigned, enc, gen)
-		}
-		msgs[i] = enc
 	}
 	cache.end(gen, len(req.Messages))
 	if req.Thinking && llm.LookupModel(req.Model).Thinking {
@@ -156,9 +169,16 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 	}
 	body, err := json.Marshal(w)
 	if err != nil {
-		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+		return nil, nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
-	return spliceMessages(body, msgs), nil
+	return spliceMessages(body, msgs), print, nil
+}
+
+// hashBytes is FNV-1a, enough to tell changed bytes from unchanged.
+func hashBytes(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }
 
 // encodeMessage is one message in the wire format, without cache markers.

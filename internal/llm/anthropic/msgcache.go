@@ -31,6 +31,7 @@ type msgKey struct {
 type msgEntry struct {
 	blocks []llm.Block
 	enc    []byte
+	hash   uint64 // of enc, the message's wire fingerprint
 	gen    uint64
 }
 
@@ -54,27 +55,27 @@ func (c *msgCache) begin() uint64 {
 	return c.gen
 }
 
-// get returns the encoding of m, or nil.
-func (c *msgCache) get(m llm.Message, replay bool, gen uint64) []byte {
+// get returns the encoding of m and its hash, or nil.
+func (c *msgCache) get(m llm.Message, replay bool, gen uint64) ([]byte, uint64) {
 	if c == nil {
-		return nil
+		return nil, 0
 	}
 	k, ok := keyOf(m, replay)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entries[k]
 	if e == nil || !sameBlocks(e.blocks, m.Content) {
-		return nil
+		return nil, 0
 	}
 	e.gen = gen
-	return e.enc
+	return e.enc, e.hash
 }
 
 // put remembers the encoding of m.
-func (c *msgCache) put(m llm.Message, replay bool, enc []byte, gen uint64) {
+func (c *msgCache) put(m llm.Message, replay bool, enc []byte, hash, gen uint64) {
 	if c == nil {
 		return
 	}
@@ -84,7 +85,7 @@ func (c *msgCache) put(m llm.Message, replay bool, enc []byte, gen uint64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries[k] = &msgEntry{blocks: append([]llm.Block(nil), m.Content...), enc: enc, gen: gen}
+	c.entries[k] = &msgEntry{blocks: append([]llm.Block(nil), m.Content...), enc: enc, hash: hash, gen: gen}
 }
 
 // end drops messages no recent request used, so the cache stays the size

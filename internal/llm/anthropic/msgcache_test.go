@@ -37,14 +37,14 @@ func TestMsgCacheMatchesFreshEncoding(t *testing.T) {
 	for n := 1; n <= len(h); n++ {
 		req := &llm.Request{Model: "claude-sonnet-4", Messages: h[:n], Purpose: llm.PurposeMain}
 		fresh, err1 := encodeRequest(req, true, false)
-		cached, err2 := encodeRequestCached(req, true, false, c)
+		cached, _, err2 := encodeRequestCached(req, true, false, c)
 		if err1 != nil || err2 != nil || !bytes.Equal(fresh, cached) {
 			t.Fatalf("n=%d: cached encoding differs (%v %v)", n, err1, err2)
 		}
 	}
 	h[5].Content[0].Content = "rewritten in place" // same slice, new text (a tier shortening a result)
 	req := &llm.Request{Model: "claude-sonnet-4", Messages: h, Purpose: llm.PurposeMain}
-	cached, _ := encodeRequestCached(req, true, false, c)
+	cached, _, _ := encodeRequestCached(req, true, false, c)
 	fresh, _ := encodeRequest(req, true, false)
 	if !bytes.Equal(fresh, cached) || !bytes.Contains(cached, []byte("rewritten in place")) {
 		t.Fatal("a message changed in place was served from the cache")
@@ -77,17 +77,37 @@ func BenchmarkEncodeGrowingHistory(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				h := sessionHistory(n)
 				req := &llm.Request{Model: "claude-sonnet-4", Tools: tools, Messages: h, Purpose: llm.PurposeMain}
-				if _, err := encodeRequestCached(req, true, false, c); err != nil {
+				if _, _, err := encodeRequestCached(req, true, false, c); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if _, err := encodeRequestCached(req, true, false, c); err != nil {
+					if _, _, err := encodeRequestCached(req, true, false, c); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 		}
+	}
+}
+
+// The wire fingerprint of a message does not change when its cache marker
+// moves away, and does when its bytes change.
+func TestWirePrintIgnoresMovingMarkers(t *testing.T) {
+	h := sessionHistory(12)
+	c := newMsgCache()
+	_, p1, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h[:9]}, true, false, c)
+	_, p2, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h}, true, false, nil)
+	for i := range p1.Messages {
+		if p1.Messages[i] != p2.Messages[i] {
+			t.Fatalf("message %d print changed although only markers moved", i)
+		}
+	}
+	h2 := append([]llm.Message(nil), h...)
+	h2[2] = llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ID: h[2].Content[0].ID, Content: "other"}}}
+	_, p3, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h2}, true, false, c)
+	if p3.Messages[2] == p2.Messages[2] || p3.Messages[1] != p2.Messages[1] {
+		t.Fatal("print does not follow the message bytes")
 	}
 }
