@@ -21,7 +21,7 @@ build:
 
 test: deps vet race cross
 
-# deps installs ripgrep, tmux and git (apt-get, when missing and running as root)
+# deps installs ripgrep, tmux, git and curl (apt-get, when missing and running as root)
 # and the MCP reference servers (npm, into $(NPM_PREFIX)). Without them the
 # tests that need them are skipped, saying why (under CI, where CI=true, they
 # fail instead: a broken install step must not pass as a green run).
@@ -30,6 +30,7 @@ deps:
 	command -v rg >/dev/null 2>&1 || missing="$$missing ripgrep"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl ca-certificates"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing$$missing"; \
