@@ -104,7 +104,8 @@ func (p *Proxy) forward(c net.Conn, s *Scope, req *http.Request) bool {
 		req.Header.Del(h)
 	}
 	req.RequestURI = ""
-	req.Close = true // one request per upstream connection
+	req.Host = req.URL.Host // the vetted name, not a Host header naming another site on that address
+	req.Close = true        // one request per upstream connection
 	if err := req.Write(cu); err != nil {
 		rec.Decision, rec.By, rec.Reason = "deny", "error", "sending the request: "+err.Error()
 		p.refuse(c, s, rec)

@@ -182,6 +182,10 @@ func TestPlainHTTP(t *testing.T) {
 		if r.Header.Get("Proxy-Authorization") != "" {
 			t.Error("credential forwarded upstream")
 		}
+		if r.URL.Path == "/fronted" {
+			io.WriteString(w, "host="+r.Host)
+			return
+		}
 		io.WriteString(w, "plain "+r.URL.Path)
 	}))
 	defer srv.Close()
@@ -201,6 +205,18 @@ func TestPlainHTTP(t *testing.T) {
 			t.Errorf("body %q", b)
 		}
 	}
+	// A Host header naming another site does not travel: the vetted name does.
+	raw, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", f.proxy.Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(raw, "GET http://registry.test:%s/fronted HTTP/1.1\r\nHost: blocked.test\r\nProxy-Authorization: Basic %s\r\nConnection: close\r\n\r\n",
+		port, basic(User, mustPass(pu)))
+	got, _ := io.ReadAll(raw)
+	raw.Close()
+	if !strings.Contains(string(got), "host=registry.test:"+port) {
+		t.Errorf("fronted request: %s", got)
+	}
 	resp, err := c.Get("http://blocked.test:" + port + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +228,7 @@ func TestPlainHTTP(t *testing.T) {
 	}
 	lastReceipt(t, s)
 	rs := s.Receipts()
-	if len(rs) != 3 || rs[0].Via != "http" || rs[0].Down == 0 || rs[2].By != "headless" {
+	if len(rs) != 4 || rs[0].Via != "http" || rs[0].Down == 0 || rs[3].By != "headless" {
 		t.Errorf("receipts %+v", rs)
 	}
 }
