@@ -295,11 +295,12 @@ func (s *Store) reindexLocked() ([]string, error) {
 }
 
 // Indexed returns the memories MEMORY.md lists (the recall candidates), in
-// index order. A memory file the index does not list was pruned from it.
+// index order. A memory file the index does not list was pruned from it;
+// without an index (files written by hand) every file is a candidate.
 func (s *Store) Indexed() ([]Memory, error) {
 	data, err := os.ReadFile(s.IndexPath())
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return s.List()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)

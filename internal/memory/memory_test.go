@@ -240,6 +240,10 @@ func TestDamagedFilesTolerated(t *testing.T) {
 	if err != nil || len(got) != 3 {
 		t.Fatalf("indexed %d: %v", len(got), err)
 	}
+	os.Remove(s.IndexPath())
+	if got, _ := s.Indexed(); len(got) != 3 {
+		t.Fatalf("without an index every file is a candidate, got %d", len(got))
+	}
 	os.WriteFile(s.IndexPath(), []byte("- [x](../../etc/passwd.md) — evil\n- [y](project/good.md) — ok\n"), 0o600)
 	got, _ = s.Indexed()
 	if len(got) != 1 || got[0].Name != "good" {
