@@ -80,6 +80,9 @@ func (t *Tool) childConfig(base agent.Config, env *tools.Env, j job) (agent.Conf
 	if err := t.budget(&cfg); err != nil {
 		return cfg, err
 	}
+	if r.MaxTokens > 0 && (cfg.MaxBudgetTokens == 0 || r.MaxTokens < cfg.MaxBudgetTokens) {
+		cfg.MaxBudgetTokens = r.MaxTokens
+	}
 	return cfg, nil
 }
 

@@ -27,6 +27,9 @@ type Role struct {
 	Model string
 	// MaxTurns, when set, replaces Options.MaxTurns.
 	MaxTurns int
+	// MaxTokens, when set, bounds the child's tokens (within what is left
+	// of the parent's budget).
+	MaxTokens int
 	// Prompt is the role's instructions, added to the child's system prompt.
 	Prompt string
 	// Require names what the final answer must contain; the child is asked
@@ -180,6 +183,13 @@ func loadRole(path string) (Role, error) {
 			return Role{}, fmt.Errorf("max-turns: %q is not a number from 1 to 500", mt)
 		}
 		r.MaxTurns = n
+	}
+	if mt := strings.TrimSpace(firstText(f, "max-tokens", "max_tokens", "maxTokens")); mt != "" {
+		n, err := strconv.Atoi(mt)
+		if err != nil || n < 1 {
+			return Role{}, fmt.Errorf("max-tokens: %q is not a positive number", mt)
+		}
+		r.MaxTokens = n
 	}
 	return r, nil
 }

@@ -114,7 +114,7 @@ func TestUserRoles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("reviewer.md", "---\ndescription: reviews diffs: style and bugs\ntools: Read, Bash(git diff:*)\nmodel: review-model\nmax-turns: 7\n---\nReview the diff you are given.")
+	write("reviewer.md", "---\ndescription: reviews diffs: style and bugs\ntools: Read, Bash(git diff:*)\nmodel: review-model\nmax-turns: 7\nmax-tokens: 5000\n---\nReview the diff you are given.")
 	write("explore.md", "---\ndescription: mine\n---\nx")
 	write("nodesc.md", "---\ntools: Read\n---\nx")
 	write("badtools.md", "---\ndescription: d\ntools: Read, Teleport\n---\nx")
@@ -129,7 +129,7 @@ func TestUserRoles(t *testing.T) {
 		}
 	}
 	r := roles["reviewer"]
-	if r.Description != "reviews diffs: style and bugs" || r.Model != "review-model" || r.MaxTurns != 7 || strings.Join(r.Tools, ",") != "read_file,run_shell(git diff:*)" {
+	if r.Description != "reviews diffs: style and bugs" || r.Model != "review-model" || r.MaxTurns != 7 || r.MaxTokens != 5000 || strings.Join(r.Tools, ",") != "read_file,run_shell(git diff:*)" {
 		t.Fatalf("role %+v", r)
 	}
 
@@ -151,7 +151,7 @@ func TestUserRoles(t *testing.T) {
 		t.Fatalf("%v %s", err, res.Content)
 	}
 	c := pa.made[0]
-	if c.Model != "review-model" || c.MaxTurns != 7 {
+	if c.Model != "review-model" || c.MaxTurns != 7 || c.MaxBudgetTokens != 5000 {
 		t.Errorf("child model %q turns %d", c.Model, c.MaxTurns)
 	}
 	var names []string
