@@ -188,7 +188,7 @@ func startMockServer(t *testing.T, s *sandbox, scenario string) (string, func())
 func TestSandboxConfinesShellWrites(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, false)
-	if d := s.run(nil, "doctor", "--mock"); !strings.Contains(d.stdout, "sandbox: available") {
+	if d := s.run(nil, "doctor", "--mock"); !strings.Contains(d.stdout, "ok    sandbox: on (") {
 		testenv.Missing(t, "Landlock (hew doctor: "+d.stdout+")")
 	}
 	// The temp directory is writable in the sandbox; give hew its own so

@@ -24,7 +24,7 @@ func TestSandbox(t *testing.T) {
 	w.env = append(w.env, "TMPDIR="+tmp)
 	outside := filepath.Join(filepath.Dir(w.proj), "outside.txt")
 	doctor := w.hew("doctor", "--mock")
-	available := strings.Contains(doctor.stdout, "sandbox: available")
+	available := strings.Contains(doctor.stdout, "ok    sandbox: on (")
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
