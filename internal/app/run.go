@@ -33,6 +33,9 @@ func (a *cli) root(args []string) int {
 
 	kind := term.ClassifyStdin(a.stdin)
 	text := strings.TrimSpace(strings.Join(o.args, " "))
+	if o.inputFormat == "stream-json" {
+		return a.runStreamInput(o, text)
+	}
 	if kind == term.StdinPiped {
 		wait := stdinWait
 		if text == "" {

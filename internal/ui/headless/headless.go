@@ -133,6 +133,14 @@ func (w *Writer) Handle(e agent.Event) {
 	}
 }
 
+// NextTurn lets Finish write again: with --input-format stream-json each
+// user message is a turn of its own and ends with its own result line.
+func (w *Writer) NextTurn() {
+	w.mu.Lock()
+	w.finished = false
+	w.mu.Unlock()
+}
+
 // Finish writes the end of the run: the result object (json, stream-json) or
 // the final answer (text). It is written once; later calls do nothing.
 func (w *Writer) Finish(r agent.TurnResult) {
