@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -389,7 +390,23 @@ func (z *analyser) call(c *syntax.CallExpr, redirs []*syntax.Redirect, depth int
 		z.a.Commands = append(z.a.Commands, Command{})
 	}
 	var words []word
+	braces := ""
 	for _, w := range c.Args {
+		// Brace expansion happens before the command runs: `cp a {b,/etc/x}`
+		// is `cp a b /etc/x`. Judge the words the shell will pass.
+		// (on a copy: the tree being walked must keep its node types).
+		if cw := (&syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}); syntax.SplitBraces(cw) {
+			n := 0
+			for ew, err := range expand.BracesSeq(nil, cw) {
+				if err != nil || n >= 256 {
+					braces = "a brace expansion too large to judge"
+					break
+				}
+				n++
+				words = append(words, z.word(ew))
+			}
+			continue
+		}
 		words = append(words, z.word(w))
 	}
 	cmd := Command{Nested: nested}
@@ -403,6 +420,9 @@ func (z *analyser) call(c *syntax.CallExpr, redirs []*syntax.Redirect, depth int
 	cmd.CoreArgv = coreArgv(cmd.Argv)
 	cmd.Core = joinArgv(cmd.CoreArgv)
 	lvl := LevelReadOnly
+	if braces != "" {
+		lvl = z.unknown(braces)
+	}
 	for _, r := range redirs {
 		lvl = max(lvl, z.redirect(r, cmd.Text, depth))
 	}

@@ -114,8 +114,28 @@ func (z *analyser) program(name, lname string, words []word, args []string, text
 		}
 		inner := words[start:]
 		if lname == "xargs" {
-			// xargs appends arguments read from stdin: unknown targets.
-			inner = append(append([]word{}, inner...), word{val: "{stdin}", dynamic: true})
+			// xargs appends arguments read from stdin, or puts them where
+			// -I's replace-string stands: unknown targets, unknown code.
+			repl := ""
+			for i, w := range words[1:start] {
+				switch {
+				case (w.val == "-I" || w.val == "--replace") && i+2 < start:
+					repl = words[i+2].val
+				case strings.HasPrefix(w.val, "-I") && len(w.val) > 2:
+					repl = w.val[2:]
+				case w.val == "-i" || w.val == "--replace":
+					repl = "{}"
+				case strings.HasPrefix(w.val, "--replace="):
+					repl = strings.TrimPrefix(w.val, "--replace=")
+				}
+			}
+			inner = append([]word{}, inner...)
+			for i := range inner {
+				if repl != "" && strings.Contains(inner[i].val, repl) {
+					inner[i].dynamic = true
+				}
+			}
+			inner = append(inner, word{val: "{stdin}", dynamic: true})
 		}
 		innerText := joinArgv(words2argv(inner))
 		lvl, more := z.argv(inner, innerText, depth+1, nil)
