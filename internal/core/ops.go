@@ -21,6 +21,7 @@ func (s *Session) Submit(ctx context.Context, text string) agent.TurnResult {
 	if res, ok := s.ready(ctx); !ok {
 		return res
 	}
+	defer s.restoreModel() // an inline skill's model lasts one turn
 	if msg, ok, err := s.skillMessage(ctx, text); ok {
 		if err != nil {
 			return agent.TurnResult{StopReason: agent.StopError, Err: err.Error(), SessionID: s.ID(), CostUSD: -1}

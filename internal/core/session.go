@@ -156,6 +156,7 @@ type Session struct {
 	// context; Submit runs it once the turn that approved it has ended.
 	pendingPlan   string
 	goalRun       *goalRun // the goal being worked on, if any
+	restoreTo     string   // the model to switch back to after a skill's turn
 	loop          *loopRun // the /loop running, if any
 	loopStartCost float64
 }

@@ -385,3 +385,20 @@ func TestSideRequestsAreCounted(t *testing.T) {
 		t.Fatalf("goal evaluator not counted: %+v -> %+v (%s)", after, final, res.StopReason)
 	}
 }
+
+// An inline skill's model is used for the turn it starts, then the session
+// goes back to its model.
+func TestInlineSkillModel(t *testing.T) {
+	r := newRig(t, agenttest.Step{Text: "done"}, agenttest.Step{Text: "again"})
+	s := r.session(t, func(o *Options) {
+		o.Skills = []skills.Skill{{Name: "quick", Description: "q", Source: "project", UserInvocable: true, Body: "Do it fast.", Model: "small-model", Context: skills.ContextInline}}
+	})
+	if res := s.Submit(context.Background(), "/quick now"); res.StopReason != agent.StopCompleted {
+		t.Fatalf("%+v", res)
+	}
+	s.Submit(context.Background(), "next")
+	reqs := r.prov.Requests()
+	if reqs[0].Model != "small-model" || reqs[1].Model != "test-model" || s.Model() != "test-model" {
+		t.Errorf("models %q then %q, now %q", reqs[0].Model, reqs[1].Model, s.Model())
+	}
+}

@@ -56,6 +56,7 @@ func (s *Session) skillMessage(ctx context.Context, text string) (msg string, ok
 		return "", false, nil
 	}
 	if !sk.Fork() {
+		s.skillModel(sk)
 		return sk.UserMessage(args), true, nil
 	}
 	s.emit(agent.Notice{Level: "info", Text: fmt.Sprintf("skill %s runs in a sub-agent (context: fork)", sk.Name)})
@@ -73,4 +74,33 @@ func skillSource(sk skills.Skill) string {
 		out += "; shadows " + sh
 	}
 	return out
+}
+
+// skillModel switches to an inline skill's model for the turn it starts;
+// restoreModel switches back when the turn ends. A model that cannot be
+// used is reported and the turn keeps the current one.
+func (s *Session) skillModel(sk skills.Skill) {
+	if sk.Model == "" || sk.Model == s.Model() {
+		return
+	}
+	prev := s.Model()
+	if err := s.SetModel(sk.Model); err != nil {
+		s.emit(agent.Notice{Level: "warn", Text: fmt.Sprintf("skill %s asks for model %s: %v; using %s", sk.Name, sk.Model, err, prev)})
+		return
+	}
+	s.mu.Lock()
+	s.restoreTo = prev
+	s.mu.Unlock()
+}
+
+func (s *Session) restoreModel() {
+	s.mu.Lock()
+	prev := s.restoreTo
+	s.restoreTo = ""
+	s.mu.Unlock()
+	if prev != "" {
+		if err := s.SetModel(prev); err != nil {
+			s.emit(agent.Notice{Level: "warn", Text: "switching back to model " + prev + ": " + err.Error()})
+		}
+	}
 }
