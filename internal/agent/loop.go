@@ -262,7 +262,12 @@ func (t *turn) outputLimits() (start, ceiling int) {
 		return 0, 0
 	}
 	ceiling = min(info.MaxOutput, escalationCeiling)
-	return min(escalationStart, ceiling), ceiling
+	if ceiling < 2*escalationStart {
+		// Too little headroom to be worth regenerating a whole answer for
+		// (gpt-4o's 16,384): ask for the limit at once and continue a cut.
+		return ceiling, ceiling
+	}
+	return escalationStart, ceiling
 }
 
 // assistantMessage is the answer as it goes into the history. For an answer

@@ -269,6 +269,7 @@ func TestMaxTokensAtCeilingContinuesAtOnce(t *testing.T) {
 	}{
 		{"explicit limit", func(c *Config) { c.MaxOutputTokens = 4000 }},
 		{"unknown model", func(c *Config) { c.Model = "some-local-model" }},
+		{"little headroom (gpt-4o: 16,384)", func(c *Config) { c.Model = "gpt-4o" }},
 	} {
 		p := agenttest.NewProvider(step{Text: "Part one. ", Stop: cut}, step{Text: "Part two."})
 		h := newHarness(t, p, nil, tc.opt)
