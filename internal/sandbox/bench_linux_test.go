@@ -4,7 +4,12 @@ package sandbox
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/hew-dev/hew/internal/execx"
@@ -42,6 +47,69 @@ func BenchmarkCommandStart(b *testing.B) {
 			for b.Loop() {
 				res, err := sh.Run(context.Background(), req)
 				if err != nil || res.ExitCode != 0 {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDownloadInSandbox is curl inside the sandbox fetching 100 MB
+// over plain HTTP from a loopback server through the proxy: via the
+// namespace bridge (one more hop) and via the Landlock fallback.
+//
+//	go test -run '^$' -bench DownloadInSandbox -benchtime 3x ./internal/sandbox
+func BenchmarkDownloadInSandbox(b *testing.B) {
+	if ok, _ := Available(); !ok || abiVersion() < 4 {
+		b.Skip("no Landlock network rules")
+	}
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		b.Skip("no curl")
+	}
+	const size = 100 << 20
+	blob := make([]byte, 1<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		for i := 0; i < size/len(blob); i++ {
+			if _, err := w.Write(blob); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	exe, _ := os.Executable()
+	b.Run("unsandboxed-direct", func(b *testing.B) {
+		req := tools.ShellRequest{Command: curl + " -sS -o /dev/null " + srv.URL + "/blob", Env: []string{"PATH=" + os.Getenv("PATH")}, TimeoutMS: 60000}
+		b.SetBytes(size)
+		for b.Loop() {
+			if res, err := (&execx.Runner{}).Run(context.Background(), req); err != nil || res.ExitCode != 0 {
+				b.Fatalf("%v %+v", err, res)
+			}
+		}
+	})
+	for _, mode := range []struct {
+		name string
+		noNS bool
+	}{{"namespace", false}, {"landlock", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			if !mode.noNS {
+				if ok, why := NamespaceAvailable(); !ok {
+					b.Skip(why)
+				}
+			}
+			dir := b.TempDir()
+			sb := New(Options{Policy: Policy{Root: dir, TempDir: dir, Executable: exe}, Enabled: true, NoNamespace: mode.noNS,
+				Rules: netproxy.Rules{Allowed: []string{"registry.test"}, Defaults: []string{}}, Resolve: proxytest.Loopback})
+			defer sb.Close()
+			sh := sb.Shell(&execx.Runner{Wrap: sb.Wrap})
+			req := tools.ShellRequest{Command: curl + " -sS -o /dev/null http://registry.test:" + port + "/blob", Dir: dir,
+				Env: []string{"PATH=" + os.Getenv("PATH"), helperEnv + "=1"}, TimeoutMS: 60000}
+			b.SetBytes(size)
+			for b.Loop() {
+				res, err := sh.Run(context.Background(), req)
+				if err != nil || res.ExitCode != 0 || len(res.Network) != 1 || res.Network[0].Down < size {
 					b.Fatalf("%v %+v", err, res)
 				}
 			}
