@@ -319,8 +319,8 @@ func (p *pipeline) authorize(ctx context.Context, pr *prepared) bool {
 
 // approve asks the Approver; nil denies (headless).
 func (p *pipeline) approve(ctx context.Context, pr *prepared) (ok bool, source, reason string) {
-	req := ApprovalRequest{ID: pr.call.ID, Tool: pr.call.Name, Input: pr.input, Subject: subjectOf(pr.input),
-		Reason: pr.verdict.Reason, Diff: approvalDiff(p.cfg.Env, pr.call.Name, pr.input), Suggest: pr.verdict.Suggest}
+	req := ApprovalRequest{ID: pr.call.ID, Tool: pr.call.Name, Input: pr.input, Subject: tools.SubjectOf(pr.tool, pr.input),
+		Reason: pr.verdict.Reason, Diff: tools.PreviewOf(pr.tool, p.cfg.Env, pr.input), Suggest: pr.verdict.Suggest}
 	p.emit(req)
 	if h, headless := p.cfg.Approver.(Headless); headless || p.cfg.Approver == nil {
 		return false, "headless", "approval required (" + orDefault(pr.verdict.Reason, "policy asks") + ") and nobody can answer in this mode; " +
@@ -361,7 +361,7 @@ func (p *pipeline) approve(ctx context.Context, pr *prepared) (ok bool, source, 
 // run executes an authorized call and shapes its result.
 func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	call := pr.call
-	p.emit(ToolStarted{ID: call.ID, Name: call.Name, Input: pr.input, Summary: summarize(call.Name, pr.input)})
+	p.emit(ToolStarted{ID: call.ID, Name: call.Name, Input: pr.input, Summary: tools.Summarize(pr.tool, call.Name, pr.input)})
 	start := time.Now()
 	cp := p.cfg.Checkpoints
 	if fn, ok := pr.tool.(tools.FileNeutral); pr.readOnly || ok && fn.ChangesNoFiles() {

@@ -8,7 +8,9 @@ import (
 )
 
 // toolcall.go: the loop's calls into package tools for one call
-// (schema validation, result shaping, summaries, approval subjects).
+// (schema validation and result shaping). What a call is called and what
+// its approval shows, each tool says itself (tools.Summarize, SubjectOf,
+// PreviewOf).
 
 // validateInput checks input against the tool's JSON Schema (the error
 // names the offending field), then the pipeline runs the semantic check.
@@ -39,19 +41,4 @@ func shapeResult(env *tools.Env, callID, content, savedAt string) (shaped, store
 		}
 	}
 	return shaped, storedAt
-}
-
-// summarize is a one-line description of a call for UIs.
-func summarize(name string, input json.RawMessage) string { return tools.Summarize(name, input) }
-
-// subjectOf is the exact operation an approval is about: the command, path or URL.
-func subjectOf(input json.RawMessage) string {
-	var m map[string]any
-	_ = json.Unmarshal(input, &m)
-	for _, k := range []string{"command", "file_path", "path", "url", "pattern", "plan"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	return string(input)
 }

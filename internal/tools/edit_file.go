@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/hew-dev/hew/internal/fsutil"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // EditFile is the edit_file tool.
@@ -140,4 +142,27 @@ func compactDiff(diff string) string {
 		out = append(out[:60], fmt.Sprintf("… %d more diff lines", n))
 	}
 	return strings.Join(out, "\n")
+}
+
+// Summary implements Summarizer: the file edited.
+func (EditFile) Summary(input json.RawMessage) string { return Field(input, "file_path") }
+
+// Subject implements Subjecter: the file.
+func (EditFile) Subject(input json.RawMessage) string { return Field(input, "file_path") }
+
+// Preview implements Previewer: the replacement as a unified diff.
+func (EditFile) Preview(_ *Env, input json.RawMessage) string {
+	path := Field(input, "file_path")
+	if path == "" {
+		return ""
+	}
+	return udiff.Unified(path, path, withNL(Field(input, "old_string")), withNL(Field(input, "new_string")))
+}
+
+// withNL ends s with a newline, so a diff of one-line strings reads well.
+func withNL(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
 }

@@ -287,3 +287,8 @@ func cutLine(s string) string {
 	r := []rune(s)
 	return string(r[:GrepMaxLineChars]) + fmt.Sprintf("… [%d more characters]", len(r)-GrepMaxLineChars)
 }
+
+// Summary implements Summarizer: the pattern, where and which files.
+func (GrepSearch) Summary(input json.RawMessage) string {
+	return joinNonEmpty(Field(input, "pattern"), inPath(Field(input, "path")), Field(input, "glob"))
+}

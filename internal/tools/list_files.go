@@ -136,3 +136,8 @@ func (ListFiles) Run(ctx context.Context, env *Env, input json.RawMessage) (Resu
 	}
 	return Result{Content: strings.TrimSuffix(b.String(), "\n")}, nil
 }
+
+// Summary implements Summarizer: the pattern and where.
+func (ListFiles) Summary(input json.RawMessage) string {
+	return joinNonEmpty(Field(input, "pattern"), inPath(Field(input, "path")))
+}

@@ -292,20 +292,48 @@ func TestSummarize(t *testing.T) {
 		{"list_files", `{}`, "list_files()"},
 		{"todo_write", `{"todos":[{},{}]}`, "todo_write(2 items)"},
 		{"mcp__db__query", `{"sql":"select 1"}`, "mcp__db__query(select 1)"},
+		{"mcp__fs__write", `{"content":"x","path":"a.txt"}`, "mcp__fs__write(a.txt)"},
 		{"edit_file", `not json`, "edit_file()"},
-		{"skill", `{"name":"review","arguments":"pr 12"}`, "skill(review pr 12)"},
-		{"agent", `{"description":"find callers","prompt":"...","subagent_type":"explore"}`, "agent(explore find callers)"},
-		{"exit_plan_mode", `{"plan":"1. do x\n2. do y"}`, "exit_plan_mode(1. do x)"},
-		{"schedule_wakeup", `{"delay_seconds":60,"reason":"check CI"}`, "schedule_wakeup(60s check CI)"},
 	}
+	reg := NewRegistry()
+	RegisterBuiltins(reg)
 	for _, tc := range cases {
-		if got := Summarize(tc.name, json.RawMessage(tc.in)); got != tc.want {
+		tool, _ := reg.Get(tc.name)
+		if got := Summarize(tool, tc.name, json.RawMessage(tc.in)); got != tc.want {
 			t.Errorf("Summarize(%s, %s) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
 	}
-	long := Summarize("run_shell", mustJSON(t, map[string]string{"command": strings.Repeat("日本語", 50)}))
+	long := Summarize(RunShell{}, "run_shell", mustJSON(t, map[string]string{"command": strings.Repeat("日本語", 50)}))
 	if !utf8.ValidString(long) || !strings.HasSuffix(long, "…)") || utf8.RuneCountInString(long) != len("run_shell()")+SummaryMaxRunes {
 		t.Errorf("long summary %q", long)
+	}
+}
+
+// Approval questions show the exact operation and, for edits, the diff.
+func TestSubjectAndPreview(t *testing.T) {
+	env := testEnv(t)
+	if err := os.WriteFile(filepath.Join(env.Root, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tool          Tool
+		in            string
+		subject, diff string
+	}{
+		{RunShell{}, `{"command":"make clean","description":"x"}`, "make clean", ""},
+		{WebFetch{}, `{"url":"https://example.com"}`, "https://example.com", ""},
+		{EditFile{}, `{"file_path":"a.txt","old_string":"old","new_string":"new"}`, "a.txt", "+new"},
+		{WriteFile{}, `{"file_path":"a.txt","content":"fresh"}`, "a.txt", "-old"},
+		{nil, `{"path":"src","other":1}`, "src", ""},
+		{nil, `{"n":1}`, `{"n":1}`, ""},
+	} {
+		in := json.RawMessage(tc.in)
+		if got := SubjectOf(tc.tool, in); got != tc.subject {
+			t.Errorf("SubjectOf(%T, %s) = %q, want %q", tc.tool, tc.in, got, tc.subject)
+		}
+		if got := PreviewOf(tc.tool, env, in); !strings.Contains(got, tc.diff) || (tc.diff == "") != (got == "") {
+			t.Errorf("PreviewOf(%T, %s) = %q, want it to contain %q", tc.tool, tc.in, got, tc.diff)
+		}
 	}
 }
 

@@ -201,3 +201,19 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Summary implements Summarizer: the path and the line range read.
+func (ReadFile) Summary(input json.RawMessage) string {
+	m := fields(input)
+	arg, _ := m["file_path"].(string)
+	if off, ok := m["offset"].(float64); ok {
+		arg += fmt.Sprintf(":%d", int(off))
+		if lim, ok := m["limit"].(float64); ok {
+			arg += fmt.Sprintf("-%d", int(off)+int(lim)-1)
+		}
+	}
+	return arg
+}
+
+// Subject implements Subjecter: the file.
+func (ReadFile) Subject(input json.RawMessage) string { return Field(input, "file_path") }

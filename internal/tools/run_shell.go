@@ -155,3 +155,9 @@ func cutOffsetNote(out string) string {
 	}
 	return fmt.Sprintf(", offset=%d", strings.Count(out[:i], "\n")+1)
 }
+
+// Summary implements Summarizer: the command.
+func (RunShell) Summary(input json.RawMessage) string { return Field(input, "command") }
+
+// Subject implements Subjecter: the exact command.
+func (RunShell) Subject(input json.RawMessage) string { return Field(input, "command") }

@@ -90,3 +90,11 @@ func (t TodoWrite) Run(_ context.Context, env *Env, input json.RawMessage) (Resu
 	}
 	return Result{Content: head + b.String(), Todos: todos}, nil
 }
+
+// Summary implements Summarizer: how many items the list has.
+func (TodoWrite) Summary(input json.RawMessage) string {
+	if l, ok := fields(input)["todos"].([]any); ok {
+		return fmt.Sprintf("%d items", len(l))
+	}
+	return ""
+}

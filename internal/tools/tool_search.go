@@ -176,3 +176,6 @@ func quoteAll(xs []string) []string {
 	}
 	return out
 }
+
+// Summary implements Summarizer: the query.
+func (*toolSearch) Summary(input json.RawMessage) string { return Field(input, "query") }

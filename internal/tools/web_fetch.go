@@ -186,3 +186,9 @@ func looksHTML(b []byte) bool {
 	head := strings.ToLower(string(b[:min(len(b), 512)]))
 	return strings.Contains(head, "<html") || strings.Contains(head, "<!doctype html")
 }
+
+// Summary implements Summarizer: the URL.
+func (WebFetch) Summary(input json.RawMessage) string { return Field(input, "url") }
+
+// Subject implements Subjecter: the URL.
+func (WebFetch) Subject(input json.RawMessage) string { return Field(input, "url") }

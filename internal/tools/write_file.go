@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hew-dev/hew/internal/fsutil"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // WriteFile is the write_file tool.
@@ -117,4 +120,28 @@ func recordWrite(env *Env, abs string, content []byte) {
 	if fi, err := os.Stat(abs); err == nil {
 		env.Reads.Record(abs, receiptOf(fi, content))
 	}
+}
+
+// Summary implements Summarizer: the file written.
+func (WriteFile) Summary(input json.RawMessage) string { return Field(input, "file_path") }
+
+// Subject implements Subjecter: the file.
+func (WriteFile) Subject(input json.RawMessage) string { return Field(input, "file_path") }
+
+// Preview implements Previewer: the file's change as a unified diff (from
+// its current content, when it exists and is at most 1 MiB).
+func (WriteFile) Preview(env *Env, input json.RawMessage) string {
+	path, content := Field(input, "file_path"), Field(input, "content")
+	if path == "" {
+		return ""
+	}
+	abs := path
+	if env != nil && !filepath.IsAbs(abs) {
+		abs = filepath.Join(env.Root, abs)
+	}
+	var old string
+	if b, err := os.ReadFile(abs); err == nil && len(b) <= 1<<20 {
+		old = string(b)
+	}
+	return udiff.Unified(path, path, old, withNL(content))
 }

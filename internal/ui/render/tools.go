@@ -31,7 +31,7 @@ func (r *Renderer) toolStarted(ev agent.ToolStarted) {
 
 func (r *Renderer) callLine(name, summary string, input json.RawMessage) string {
 	if summary == "" && len(input) > 0 {
-		summary = tools.Summarize(name, input)
+		summary = tools.Summarize(nil, name, input) // no registry here: the generic summary
 	}
 	// tools.Summarize writes "name(arg)"; the line shows the name once.
 	if inner, ok := strings.CutPrefix(summary, name+"("); ok && strings.HasSuffix(inner, ")") {

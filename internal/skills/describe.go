@@ -1,0 +1,12 @@
+package skills
+
+import (
+	"encoding/json"
+
+	"github.com/hew-dev/hew/internal/tools"
+)
+
+// Summary implements tools.Summarizer: the skill and its arguments.
+func (*Tool) Summary(input json.RawMessage) string {
+	return tools.SummaryParts(tools.Field(input, "name"), tools.Field(input, "arguments"))
+}
