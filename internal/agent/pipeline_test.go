@@ -302,9 +302,16 @@ func TestExecutorCancelled(t *testing.T) {
 	}
 }
 
+// previewTool is a fake whose approval shows a fixed diff (tools.Previewer).
+type previewTool struct{ *agenttest.Tool }
+
+func (previewTool) Preview(_ *tools.Env, input json.RawMessage) string {
+	return "-x := 1\n+x := 2\n"
+}
+
 func TestHeadlessApproverAndDiff(t *testing.T) {
 	reg := tools.NewRegistry()
-	reg.Register(&agenttest.Tool{ToolName: "edit_file"})
+	reg.Register(previewTool{&agenttest.Tool{ToolName: "edit_file"}})
 	ev := &events{}
 	e := NewExecutor(Config{Tools: reg, Approver: Headless{}, Emit: ev.emit,
 		Permissions: &perms{fn: verdict(permission.Ask, "edits need approval", "mode:default")}})

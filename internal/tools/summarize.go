@@ -107,7 +107,7 @@ func joinNonEmpty(parts ...string) string {
 // usualFields name what a call is about in most tools' inputs; a tool
 // that does not summarize itself (an MCP tool, or a front-end without the
 // registry) is shown by the first of them it has.
-var usualFields = []string{"file_path", "command", "path", "url", "pattern", "query", "name"}
+var usualFields = []string{"file_path", "command", "url", "pattern", "query", "path", "name"}
 
 // firstStringField picks a representative argument of an unknown tool:
 // the first usual field, else the first string field in key order, else
