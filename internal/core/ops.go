@@ -21,7 +21,8 @@ func (s *Session) Submit(ctx context.Context, text string) agent.TurnResult {
 	if res, ok := s.ready(ctx); !ok {
 		return res
 	}
-	defer s.restoreModel() // an inline skill's model lasts one turn
+	defer s.restoreModel() // an inline skill's model and grants last one turn
+	defer s.grants.stop()
 	if msg, ok, err := s.skillMessage(ctx, text); ok {
 		if err != nil {
 			return agent.TurnResult{StopReason: agent.StopError, Err: err.Error(), SessionID: s.ID(), CostUSD: -1}

@@ -12,6 +12,7 @@ import (
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
+	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -131,5 +132,52 @@ func TestPlanKeepPlanningAndKeepPlan(t *testing.T) {
 	}
 	if s.Mode() != permission.ModeAcceptEdits || len(r.prov.Requests()) != 3 {
 		t.Errorf("mode %s, %d requests", s.Mode(), len(r.prov.Requests()))
+	}
+}
+
+// A user skill's allowed-tools let its calls run without a question for
+// the turn it started; a project skill's do not; the next turn asks again.
+func TestInlineSkillAllowedTools(t *testing.T) {
+	write := func(id, file string) agenttest.Step {
+		return agenttest.Step{Calls: []llm.Block{agenttest.Call(id, "write_file", `{"file_path":"`+file+`","content":"x"}`)}}
+	}
+	r := newRig(t, write("a", "user.txt"), agenttest.Step{Text: "ok"}, write("b", "proj.txt"), agenttest.Step{Text: "ok"}, write("c", "later.txt"), agenttest.Step{Text: "ok"})
+	root, _ := filepath.EvalSymlinks(r.root)
+	eng, err := permission.New(permission.Options{Root: root, HewHome: r.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.session(t, func(o *Options) {
+		o.Root = root
+		reg := tools.NewRegistry()
+		tools.RegisterBuiltins(reg)
+		o.Registry, o.Permissions = reg, eng
+		o.Env = &tools.Env{Root: root, Reads: tools.NewReadTracker()}
+		o.Skills = []skills.Skill{
+			{Name: "mine", Source: "user", UserInvocable: true, Body: "write", AllowedTools: []string{"write_file"}, Context: skills.ContextInline},
+			{Name: "theirs", Source: "project", UserInvocable: true, Body: "write", AllowedTools: []string{"write_file"}, Context: skills.ContextInline},
+		}
+	})
+	s.Submit(context.Background(), "/mine")
+	s.Submit(context.Background(), "/theirs")
+	s.Submit(context.Background(), "write later.txt")
+	for file, want := range map[string]bool{"user.txt": true, "proj.txt": false, "later.txt": false} {
+		if _, err := os.Stat(filepath.Join(root, file)); (err == nil) != want {
+			t.Errorf("%s written = %v, want %v", file, err == nil, want)
+		}
+	}
+}
+
+func TestSkillGrantsKeepRuleSaving(t *testing.T) {
+	var c agent.PermissionChecker = &skillGrants{}
+	if _, ok := c.(agent.RuleSaver); !ok {
+		t.Fatal("the grants layer hides the engine's rule saving")
+	}
+	eng, err := permission.New(permission.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := agent.PermissionChecker(eng).(agent.RuleSaver); !ok {
+		t.Fatal("the engine no longer saves rules; this layer's Remember is stale")
 	}
 }

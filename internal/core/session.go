@@ -133,6 +133,7 @@ type Session struct {
 	wakeup   *wakeup.Tool
 	memory   *memoryParts
 	subagent *subagent.Tool
+	grants   *skillGrants // inline user skills' allowed-tools, for one turn
 	ckpt     *checkpoint.Tracker // nil: no checkpoints
 
 	prepareOnce sync.Once
@@ -185,6 +186,7 @@ func New(o Options) (*Session, error) {
 	if s.mode == "" {
 		s.mode = permission.ModeDefault
 	}
+	s.grants = &skillGrants{next: o.Permissions}
 	history, err := s.openTranscript()
 	if err != nil {
 		return nil, err
@@ -311,7 +313,7 @@ func (s *Session) agentConfig() agent.Config {
 		System:          s.prompt.System,
 		Tools:           s.o.Registry,
 		Env:             s.o.Env,
-		Permissions:     s.o.Permissions,
+		Permissions:     s.grants,
 		Mode:            s.mode,
 		Approver:        ap,
 		Hooks:           s.hooks(),

@@ -57,6 +57,7 @@ func (s *Session) skillMessage(ctx context.Context, text string) (msg string, ok
 	}
 	if !sk.Fork() {
 		s.skillModel(sk)
+		s.grants.start(sk, s.o.Root, s.o.HomeDir)
 		return sk.UserMessage(args), true, nil
 	}
 	s.emit(agent.Notice{Level: "info", Text: fmt.Sprintf("skill %s runs in a sub-agent (context: fork)", sk.Name)})

@@ -263,3 +263,17 @@ func (c noRecursion) Grant(tool string, input json.RawMessage) {
 		c.next.Grant(tool, input)
 	}
 }
+
+// Remember implements agent.RuleSaver for the checker beneath, so "yes, and
+// don't ask again" in a sub-agent still saves its rule.
+func (c restricted) Remember(rule string) (string, error) { return remember(c.next, rule) }
+
+// Remember implements agent.RuleSaver for the checker beneath.
+func (c noRecursion) Remember(rule string) (string, error) { return remember(c.next, rule) }
+
+func remember(next agent.PermissionChecker, rule string) (string, error) {
+	if s, ok := next.(agent.RuleSaver); ok {
+		return s.Remember(rule)
+	}
+	return "", errors.New("this session cannot save permission rules")
+}
