@@ -155,6 +155,13 @@ func (z *analyser) program(name, lname string, words []word, args []string, text
 	}
 	if lname == "cd" || lname == "pushd" || lname == "set-location" || lname == "sl" {
 		z.chdir(words[1:])
+		if lname == "pushd" && len(args) > 0 && (strings.HasPrefix(args[0], "+") || strings.HasPrefix(args[0], "-") && len(args[0]) > 1 && isDigits(args[0][1:])) {
+			z.cwd = unknownCwd // rotates the directory stack
+		}
+		return LevelReadOnly, nil
+	}
+	if lname == "popd" {
+		z.cwd = unknownCwd // back to a directory the analysis does not track
 		return LevelReadOnly, nil
 	}
 	if lname == "powershell" || lname == "pwsh" {

@@ -66,6 +66,7 @@ func init() {
 		return ""
 	}
 	readOnly["unset"] = anyArgs
+	readOnly["ss"] = flagsOff("K", "--kill")
 }
 
 // namesOnly programs show names and metadata, not file contents.
@@ -492,6 +493,16 @@ func vetAwk(args []string, words []word) string {
 			return a + " loads a program file or extension that is not judged"
 		case a == "-F" || a == "-v" || a == "--assign" || a == "--field-separator":
 			i++
+		case strings.HasPrefix(a, "--source="):
+			prog += "\n" + strings.TrimPrefix(a, "--source=")
+			seen = true
+		case strings.HasPrefix(a, "--") && !seen:
+			switch strings.SplitN(a, "=", 2)[0] {
+			case "--field-separator", "--assign", "--posix", "--traditional", "--re-interval", "--characters-as-bytes",
+				"--sandbox", "--lint", "--use-lc-numeric", "--non-decimal-data", "--bignum", "--version", "--help":
+			default:
+				return a + " is not a known-safe awk option"
+			}
 		case a == "-e" || a == "--source":
 			if i+1 < len(args) {
 				prog += "\n" + args[i+1]
@@ -553,7 +564,7 @@ func stripAwkStrings(s string) string {
 func riskyVar(name string) bool {
 	u := strings.ToUpper(name)
 	switch u {
-	case "PATH", "BASH_ENV", "ENV", "IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "EDITOR", "VISUAL",
+	case "PATH", "CDPATH", "BASH_ENV", "ENV", "IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "EDITOR", "VISUAL",
 		"PAGER", "BROWSER", "LESSOPEN", "LESSCLOSE", "MANPAGER", "GIT_PAGER", "GIT_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND",
 		"GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXEC_PATH", "GIT_DIR", "GIT_WORK_TREE",
 		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_PROXY_COMMAND",
