@@ -91,6 +91,10 @@ type DomainUse struct {
 	Up, Down    int64
 }
 
+// maxSessionReceipts bounds the receipts a proxy keeps for Receipts (each
+// command's own are all in its Scope).
+const maxSessionReceipts = 10000
+
 // User is the proxy user name in every credential.
 const User = "hew"
 
@@ -306,7 +310,8 @@ func (p *Proxy) scopeFor(user, pass string) *Scope {
 	return nil
 }
 
-// Receipts returns every receipt of the session so far.
+// Receipts returns the session's receipts so far (the newest ones, when
+// there were more than maxSessionReceipts).
 func (p *Proxy) Receipts() []Receipt {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -333,6 +338,9 @@ func (p *Proxy) record(s *Scope, r Receipt) {
 	s.mu.Unlock()
 	p.mu.Lock()
 	p.receipts = append(p.receipts, r)
+	if len(p.receipts) > maxSessionReceipts { // the oldest go; Used keeps the totals
+		p.receipts = append(p.receipts[:0], p.receipts[len(p.receipts)-maxSessionReceipts/2:]...)
+	}
 	if r.Decision == "allow" {
 		u := p.used[r.Host]
 		if u == nil {
