@@ -201,11 +201,14 @@ func splitWidening(f *File, file string) (*File, []TrustItem) {
 	if h := f.Hooks; h != nil {
 		for _, ev := range h.events() {
 			for _, hk := range ev.list {
-				m := "every tool"
-				if hk.Matcher != "" && hk.Matcher != "*" {
-					m = hk.Matcher
+				m := ""
+				switch {
+				case hk.Matcher != "" && hk.Matcher != "*":
+					m = " (" + hk.Matcher + ")"
+				case strings.Contains(ev.name, "ToolUse"):
+					m = " (every tool)"
 				}
-				add("hook", fmt.Sprintf("hook %s (%s) runs: %s", ev.name, m, oneLine(hk.Command)),
+				add("hook", fmt.Sprintf("hook %s%s runs: %s", ev.name, m, oneLine(hk.Command)),
 					[]any{ev.name, hk.Matcher, hk.Command, hk.Timeout})
 			}
 		}

@@ -131,6 +131,11 @@ func Run(opts Options, args []string) int {
 		} else {
 			r.ok("settings: %s parse", strings.Join(settings.Files, ", "))
 		}
+		for _, f := range settings.Files {
+			if strings.HasPrefix(f, ".claude") {
+				r.ok("settings: %s is Claude Code's: its permissions and hooks are used (no .hew file for that layer)", f)
+			}
+		}
 		for _, w := range settings.Warnings {
 			r.warn("", "settings: %s", w)
 		}

@@ -63,3 +63,29 @@ func TestDoctorChecksMockScenario(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// Doctor says which settings files were used (Claude Code's included) and
+// the project's trust state with what is withheld.
+func TestDoctorFilesAndTrust(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".claude", "settings.json"), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	Run(Options{
+		Stdout: &out, Stderr: &errb, Root: root, HewHome: filepath.Join(t.TempDir(), "hew"), Version: "hew test",
+		Getenv:    func(string) string { return "" },
+		LookupEnv: func(string) (string, bool) { return "", false },
+		Sandbox: func(s *config.Settings) *sandbox.Sandbox {
+			return sandbox.New(sandbox.Options{Policy: sandbox.Policy{Root: root, Home: "-"}, Enabled: s.Sandbox.Enabled, Network: s.Sandbox.Network})
+		},
+	}, []string{"--mock"})
+	for _, want := range []string{filepath.Join(".claude", "settings.json") + " is Claude Code's", "trust: not trusted: 1 hook ignored", "hook Stop runs: say done"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out.String())
+		}
+	}
+}
