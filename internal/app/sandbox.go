@@ -47,7 +47,14 @@ func (rt *parts) wireSandbox(sb *sandbox.Sandbox) {
 	rt.front = &sandboxFront{}
 	sb.SetFront(rt.askDomain, func(text string) { rt.tell(agent.Notice{Level: "warn", Text: text}) })
 	warning := sb.StartupWarning()
-	rt.env.Shell = sb.Shell(&execx.Runner{Wrap: sb.Wrap, SandboxNote: warning, Guard: execx.DefaultGuard()})
+	runner := &execx.Runner{Wrap: sb.Wrap, SandboxNote: warning, Guard: execx.DefaultGuard()}
+	if dir := execx.TrackDir(rt.stateDir); dir != "" {
+		// No guard here (macOS, BSD): record running commands and reap what a
+		// killed hew left running in this project.
+		runner.Track = dir
+		go execx.ReapOrphans(dir)
+	}
+	rt.env.Shell = sb.Shell(runner)
 	rt.sandboxLine = sb.Describe()
 	if warning != "" {
 		rt.notices = append(rt.notices, warning)

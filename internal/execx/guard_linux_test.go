@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		if os.Getenv("HEW_TEST_GUARD") == "1" {
 			r.Guard = DefaultGuard()
 		}
+		r.Track = os.Getenv("HEW_TEST_TRACK")
 		_, _ = r.Run(context.Background(), callenv.ShellRequest{Command: cmd, TimeoutMS: 60000})
 		os.Exit(0)
 	}
@@ -122,5 +123,66 @@ func TestGuardedRunKeepsExitCodeAndTimeout(t *testing.T) {
 	res, err = r.Run(context.Background(), callenv.ShellRequest{Command: "sleep 30", TimeoutMS: 200})
 	if err != nil || !res.TimedOut || time.Since(start) > 10*time.Second {
 		t.Fatalf("timeout: %+v %v after %s", res, err, time.Since(start))
+	}
+}
+
+// Without the guard (macOS, BSD) the record of a running command lets the
+// next hew reap what a killed one left running (issue 12.7, "elsewhere").
+// Exercised here on Linux with the guard off.
+func TestReapOrphansAfterKill9(t *testing.T) {
+	testenv.Tool(t, "bash")
+	testenv.Tool(t, "ps")
+	track := filepath.Join(t.TempDir(), "procs")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	fake := exec.Command(os.Args[0], "-test.run=^$")
+	fake.Env = append(os.Environ(), "HEW_TEST_FAKE_HEW=sleep 300 & echo $! > "+pidFile+"; wait", "HEW_TEST_TRACK="+track)
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && child == 0; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+	}
+	if child == 0 {
+		fake.Process.Kill()
+		t.Fatal("the command never started")
+	}
+	defer syscall.Kill(child, syscall.SIGKILL)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ents, _ := os.ReadDir(track); len(ents) == 1 { // recorded (after a ps call) before the kill
+			break
+		}
+	}
+	_ = fake.Process.Signal(syscall.SIGKILL)
+	_ = fake.Wait()
+	time.Sleep(100 * time.Millisecond)
+	if syscall.Kill(child, 0) != nil {
+		t.Fatal("the child died without reaping: nothing to test")
+	}
+	if ents, _ := os.ReadDir(track); len(ents) != 1 {
+		t.Fatalf("%d records of running commands, want 1", len(ents))
+	}
+	if n := ReapOrphans(track); n != 1 {
+		t.Fatalf("reaped %d groups, want 1", n)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(child, 0) != nil || isZombie(child) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d still runs after the reap", child)
+		}
+	}
+	if ents, _ := os.ReadDir(track); len(ents) != 0 {
+		t.Errorf("records left: %d", len(ents))
+	}
+	// A live hew's records are left alone.
+	if err := os.WriteFile(filepath.Join(track, "12345"), []byte(strconv.Itoa(os.Getpid())+"\nMon\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n := ReapOrphans(track); n != 0 {
+		t.Fatalf("reaped a live hew's group")
 	}
 }

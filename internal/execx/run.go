@@ -45,6 +45,10 @@ type runOptions struct {
 	// (created 0600 with its directory), so output beyond MaxOutput is kept
 	// on disk while memory holds only head and tail.
 	OutputFile string
+	// Track, when set, is a directory where the running command's process
+	// group is recorded until it ends, so a later hew can reap it if this
+	// one is killed mid-command (see ReapOrphans).
+	Track string
 }
 
 // runResult is what happened.
@@ -112,6 +116,9 @@ func runCommand(ctx context.Context, opts runOptions) (runResult, error) {
 		return runResult{}, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	pw.Close() // the children hold the only write ends now
+	if opts.Track != "" {
+		defer track(opts.Track, cmd.Process.Pid)()
+	}
 
 	max := opts.MaxOutput
 	if max <= 0 {

@@ -22,6 +22,9 @@ type Runner struct {
 	// Guard is the group-guard prefix (DefaultGuard) that makes commands
 	// die with hew on Linux; nil runs them directly.
 	Guard []string
+	// Track is where running process groups are recorded for ReapOrphans
+	// (TrackDir); empty records nothing. Needed where there is no guard.
+	Track string
 }
 
 var _ callenv.ShellRunner = (*Runner)(nil)
@@ -40,6 +43,7 @@ func (r *Runner) Run(ctx context.Context, req callenv.ShellRequest) (callenv.She
 		Wrap:       r.Wrap,
 		OutputFile: req.OutputFile,
 		Guard:      r.Guard,
+		Track:      r.Track,
 	})
 	return callenv.ShellResult{
 		Output:      res.Output,
