@@ -91,7 +91,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 	if p.front != nil {
 		p.front.ask, p.front.emit = fe.ask, fe.emit
 	}
-	return core.New(core.Options{
+	sess, err := core.New(core.Options{
 		Root: p.root, HewHome: p.home, HomeDir: p.homeDir,
 		Provider: provider, ProviderName: prov.Name, Model: prov.Model,
 		NewProvider: func(model string) (llm.Provider, error) {
@@ -128,6 +128,10 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		MemoryFailureCapture: p.settings.MemoryFailureCapture,
 		MemorySemanticRecall: p.settings.MemorySemanticRecall,
 	})
+	if err == nil && p.front != nil {
+		p.front.mode = sess.Mode // dontAsk refuses domain questions too
+	}
+	return sess, err
 }
 
 // loadSettings starts the parts: where the run is, its settings and mode.

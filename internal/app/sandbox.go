@@ -9,6 +9,7 @@ import (
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/execx"
 	"github.com/hew-dev/hew/internal/netproxy"
+	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/sandbox"
 )
 
@@ -38,6 +39,10 @@ func sandboxOptions(settings *config.Settings, noSandbox bool, pol sandbox.Polic
 type sandboxFront struct {
 	ask  agent.Approver
 	emit func(agent.Event)
+	// mode is the session's current permission mode (dontAsk turns the
+	// question into a refusal, as it does every ask); nil before the
+	// session exists.
+	mode func() permission.Mode
 }
 
 // wireSandbox gives the session's shell runner to the sandbox: each
@@ -66,7 +71,7 @@ func (rt *parts) wireSandbox(sb *sandbox.Sandbox) {
 // refused and listed.
 func (rt *parts) askDomain(ctx context.Context, q netproxy.Question) netproxy.Answer {
 	ap := rt.front.ask
-	if ap == nil {
+	if ap == nil || rt.front.mode != nil && rt.front.mode() == permission.ModeDontAsk {
 		return netproxy.NobodyToAsk
 	}
 	req := agent.ApprovalRequest{

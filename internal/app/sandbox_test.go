@@ -8,6 +8,7 @@ import (
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/netproxy"
+	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/sandbox"
 )
 
@@ -103,5 +104,11 @@ func TestDomainApproval(t *testing.T) {
 	ap.answer = agent.ApproveDeny
 	if a := p.askDomain(context.Background(), netproxy.Question{Host: "x.test", Port: 443}); a != netproxy.Deny {
 		t.Errorf("no: %v", a)
+	}
+	// dontAsk turns the question into a refusal without asking.
+	p.front.mode = func() permission.Mode { return permission.ModeDontAsk }
+	n := len(ap.asked)
+	if a := p.askDomain(context.Background(), netproxy.Question{Host: "y.test", Port: 443}); a != netproxy.NobodyToAsk || len(ap.asked) != n {
+		t.Errorf("dontAsk: %v, asked %d", a, len(ap.asked)-n)
 	}
 }
