@@ -28,7 +28,9 @@ type batch struct {
 	streaming bool
 	tasks     map[string]*task
 	// done lists the ids whose arguments the stream reported complete.
-	done        map[string]bool
+	done map[string]bool
+	// requested lists the ids announced with ToolRequested.
+	requested   map[string]bool
 	sawToolDone bool
 
 	wg sync.WaitGroup
@@ -45,7 +47,18 @@ type task struct {
 }
 
 func newBatch(ctx context.Context, p *pipeline, streaming bool) *batch {
-	return &batch{p: p, ctx: ctx, early: streaming, streaming: streaming, tasks: map[string]*task{}, done: map[string]bool{}}
+	return &batch{p: p, ctx: ctx, early: streaming, streaming: streaming, tasks: map[string]*task{}, done: map[string]bool{}, requested: map[string]bool{}}
+}
+
+// request announces a call once, in the model's order: calls started during
+// the stream are a prefix of the answer, and finish announces the rest in
+// order as it reaches them.
+func (b *batch) request(c llm.Block) {
+	if b.requested[c.ID] {
+		return
+	}
+	b.requested[c.ID] = true
+	b.p.emit(ToolRequested{ID: c.ID, Name: c.Name, Input: c.Input})
 }
 
 // onToolDone sees a call whose arguments are complete while the answer is
@@ -66,7 +79,10 @@ func (b *batch) onToolDone(call llm.Block) {
 	}
 	tool, ok := b.p.cfg.Tools.Get(call.Name)
 	if !ok || !b.p.cfg.Tools.Visible(call.Name) {
-		return // an error result later; not a barrier
+		// An error result later; no later call starts before it, so the
+		// calls are announced in the model's order.
+		b.early = false
+		return
 	}
 	if !safeReadOnly(tool, call.Input) {
 		b.early = false // nothing after a side effect starts before the stream ends
@@ -75,6 +91,7 @@ func (b *batch) onToolDone(call llm.Block) {
 	ctx, cancelCause := context.WithCancelCause(b.ctx)
 	t := &task{ready: make(chan struct{}), cancel: func() { cancelCause(errDiscarded) }}
 	b.tasks[call.ID] = t
+	b.request(call)
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
@@ -129,6 +146,7 @@ func (b *batch) discard() {
 	b.wg.Wait()
 	b.tasks = map[string]*task{}
 	b.done = map[string]bool{}
+	b.requested = map[string]bool{}
 	b.sawToolDone = false
 	b.early = b.streaming
 }
@@ -161,6 +179,7 @@ func (b *batch) finish(calls []llm.Block) []outcome {
 		}
 	}
 	for i, c := range calls {
+		b.request(c)
 		t := b.tasks[c.ID]
 		if t == nil || used[t] {
 			t = &task{}

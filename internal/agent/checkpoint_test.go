@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
@@ -80,6 +82,53 @@ func TestCheckpointsAroundChangingCalls(t *testing.T) {
 	h.a.Run(ctx, "interrupted")
 	if got := strings.Join(cp.log, " "); got != "start:interrupted end" {
 		t.Fatalf("interrupted turn: %s", got)
+	}
+	h.checkInvariants()
+}
+
+// Calls are announced in the model's order even when a read started
+// during the stream is slow to get going and a later call is refused at
+// once (stream-json's tool_use events follow ToolRequested).
+func TestToolsAnnouncedInModelOrder(t *testing.T) {
+	p := agenttest.NewProvider(
+		step{Calls: []llm.Block{
+			{Type: llm.BlockToolUse, ID: "r1", Name: "read", Input: json.RawMessage(`{}`)},
+			{Type: llm.BlockToolUse, ID: "w1", Name: "write", Input: json.RawMessage(`{}`)},
+		}},
+		step{Text: "done"},
+	)
+	read := &agenttest.Tool{ToolName: "read", RO: true, CheckFn: func(json.RawMessage) error {
+		time.Sleep(200 * time.Millisecond)
+		return nil
+	}}
+	write := &agenttest.Tool{ToolName: "write"}
+	pm := &perms{fn: func(r permission.Request) permission.Verdict {
+		if r.Tool == "write" {
+			return permission.Verdict{Decision: permission.Deny, Reason: "no"}
+		}
+		return permission.Verdict{Decision: permission.Allow}
+	}}
+	h := newHarness(t, p, []tools.Tool{read, write}, func(c *Config) { c.Permissions = pm })
+	h.a.Run(context.Background(), "go")
+	var requested []string
+	announced := map[string]bool{}
+	for _, ev := range h.ev.list() {
+		switch e := ev.(type) {
+		case ToolRequested:
+			requested = append(requested, e.ID)
+			announced[e.ID] = true
+		case ToolStarted:
+			if !announced[e.ID] {
+				t.Fatalf("%s started before it was announced", e.ID)
+			}
+		case ToolFinished:
+			if !announced[e.ID] {
+				t.Fatalf("%s finished before it was announced", e.ID)
+			}
+		}
+	}
+	if strings.Join(requested, ",") != "r1,w1" {
+		t.Fatalf("calls announced in the order %v, want r1,w1", requested)
 	}
 	h.checkInvariants()
 }

@@ -40,6 +40,16 @@ type TextDelta struct{ Text string }
 // ThinkingDelta is a piece of model reasoning.
 type ThinkingDelta struct{ Text string }
 
+// ToolRequested announces one tool call of the model's answer, in the
+// model's order, before the call is checked or run. Calls run in parallel
+// report ToolStarted in whatever order their goroutines get there; a
+// front-end that lists calls (stream-json's tool_use) goes by this event.
+type ToolRequested struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
 // ToolStarted is sent when a tool call begins executing (after permission).
 type ToolStarted struct {
 	ID    string
@@ -117,6 +127,7 @@ func (TurnStarted) eventName() string         { return "turn_started" }
 func (RequestStarted) eventName() string      { return "request_started" }
 func (TextDelta) eventName() string           { return "text" }
 func (ThinkingDelta) eventName() string       { return "thinking" }
+func (ToolRequested) eventName() string       { return "tool_requested" }
 func (ToolStarted) eventName() string         { return "tool_use" }
 func (ToolFinished) eventName() string        { return "tool_result" }
 func (PermissionDecided) eventName() string   { return "permission" }

@@ -326,6 +326,8 @@ func (w *Writer) streamEvent(e agent.Event) {
 	}
 	w.flushText()
 	switch e := e.(type) {
+	case agent.ToolRequested:
+		w.announce(e.ID, e.Name, e.Input)
 	case agent.ToolStarted:
 		w.announce(e.ID, e.Name, e.Input)
 	case agent.PermissionDecided:
