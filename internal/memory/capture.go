@@ -96,22 +96,27 @@ func failureSubject(tool string, input json.RawMessage) subject {
 	return subject{kind: "", call: shortRunes(string(input), 300)}
 }
 
-var (
-	sigNoise  = regexp.MustCompile(`(/[^\s:]+|\b0x[0-9a-f]+\b|\b\d+\b)`)
-	exitLine  = regexp.MustCompile(`^(exit code \d+|command timed out.*)$`)
-	blankRuns = regexp.MustCompile(`\s+`)
-)
+// sigRegexps blank what changes between repeats of one failure; compiled
+// on first use.
+var sigRegexps = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`(/[^\s:]+|\b0x[0-9a-f]+\b|\b\d+\b)`),    // paths, addresses, numbers
+		regexp.MustCompile(`^(exit code \d+|command timed out.*)$`), // hew's own status lines
+		regexp.MustCompile(`\s+`),
+	}
+})
 
 // errorSignature reduces an error to what stays the same between
 // repeats: its first meaningful line with paths and numbers blanked.
 func errorSignature(errText string) string {
+	re := sigRegexps()
 	for _, line := range strings.Split(errText, "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "Error:"))
-		if line == "" || exitLine.MatchString(line) {
+		if line == "" || re[1].MatchString(line) {
 			continue
 		}
-		line = sigNoise.ReplaceAllString(strings.ToLower(line), "_")
-		return shortRunes(blankRuns.ReplaceAllString(strings.TrimSpace(line), " "), 120)
+		line = re[0].ReplaceAllString(strings.ToLower(line), "_")
+		return shortRunes(re[2].ReplaceAllString(strings.TrimSpace(line), " "), 120)
 	}
 	return ""
 }
