@@ -27,7 +27,9 @@ func (t *Tool) forward(parent func(agent.Event), label string) func(agent.Event)
 		switch ev := e.(type) {
 		case agent.ToolStarted:
 			text := label + " › " + ev.Name
-			if ev.Summary != "" {
+			if strings.HasPrefix(ev.Summary, ev.Name) {
+				text = label + " › " + ev.Summary // the summary already names the tool
+			} else if ev.Summary != "" {
 				text += " " + ev.Summary
 			}
 			send(agent.Notice{Level: "info", Text: text})
