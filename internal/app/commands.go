@@ -6,6 +6,8 @@ import (
 	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/doctor"
 	"github.com/hew-dev/hew/internal/cmd/permissions"
+	sessionscmd "github.com/hew-dev/hew/internal/cmd/sessions"
+	skillscmd "github.com/hew-dev/hew/internal/cmd/skills"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/llm/mockserver"
 	"github.com/hew-dev/hew/internal/memory"
@@ -55,7 +57,7 @@ func (a *cli) sessionsCmd(args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	return session.Command(args, a.stdout, a.stderr, a.hewHome(), root)
+	return sessionscmd.Run(sessionscmd.Options{Stdout: a.stdout, Stderr: a.stderr, HewHome: a.hewHome(), Root: root}, args)
 }
 
 func (a *cli) skillsCmd(args []string) int {
@@ -63,7 +65,7 @@ func (a *cli) skillsCmd(args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	return skills.Command(args, a.stdout, a.stderr, skills.Roots{Project: root, Home: a.homeDir(), HewHome: a.hewHome()})
+	return skillscmd.Run(skillscmd.Options{Stdout: a.stdout, Stderr: a.stderr, Roots: skills.Roots{Project: root, Home: a.homeDir(), HewHome: a.hewHome()}}, args)
 }
 
 func (a *cli) memoryCmd(args []string) int {

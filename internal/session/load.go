@@ -341,7 +341,7 @@ func title(msgs []llm.Message) string {
 			if b.Type != llm.BlockText {
 				continue
 			}
-			t := stripReminder(b.Text)
+			t := StripReminder(b.Text)
 			t = strings.Join(strings.Fields(t), " ")
 			if t == "" {
 				continue
@@ -355,8 +355,8 @@ func title(msgs []llm.Message) string {
 	return ""
 }
 
-// stripReminder drops <system-reminder> sections, which are not the user's words.
-func stripReminder(s string) string {
+// StripReminder drops <system-reminder> sections, which are not the user's words.
+func StripReminder(s string) string {
 	for {
 		i := strings.Index(s, "<system-reminder>")
 		if i < 0 {

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -227,43 +226,3 @@ func TestConcurrentSessions(t *testing.T) {
 	}
 }
 
-func TestCommand(t *testing.T) {
-	home, root := t.TempDir(), "/work/proj"
-	w, _ := Create(Dir(home, root), Meta{Cwd: root})
-	w.Message(llm.UserText("hello there"))
-	w.Message(llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{text("hi"), call("c1")}})
-	w.Close()
-	var out, errb bytes.Buffer
-	if code := Command([]string{"list"}, &out, &errb, home, root); code != 0 || !strings.Contains(out.String(), w.ID()) || !strings.Contains(out.String(), "hello there") {
-		t.Fatalf("list: %d %q %q", code, out.String(), errb.String())
-	}
-	out.Reset()
-	if code := Command([]string{"show", w.ID()}, &out, &errb, home, root); code != 0 || !strings.Contains(out.String(), "interrupted") || !strings.Contains(out.String(), "→ read_file") {
-		t.Fatalf("show: %d %q", code, out.String())
-	}
-	out.Reset()
-	if code := Command([]string{"list"}, &out, &errb, home, "/other"); code != 0 || !strings.Contains(out.String(), "no sessions") {
-		t.Fatalf("other dir list: %q", out.String())
-	}
-	if code := Command([]string{"rm", "../x"}, &out, &errb, home, root); code != 1 {
-		t.Fatalf("rm ../x: %d", code)
-	}
-	if code := Command([]string{"rm", w.ID()}, &out, &errb, home, root); code != 0 {
-		t.Fatalf("rm: %d %s", code, errb.String())
-	}
-	if _, err := os.Stat(w.Path()); !os.IsNotExist(err) {
-		t.Fatal("session file still there")
-	}
-	if code := Command([]string{"bogus"}, &out, &errb, home, root); code != 2 {
-		t.Fatalf("bogus: %d", code)
-	}
-}
-
-func TestCommandHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"show", "-h"}, {"rm", "--help"}, {"help"}} {
-		var out, errb bytes.Buffer
-		if code := Command(args, &out, &errb, t.TempDir(), "/p"); code != 0 || !strings.Contains(out.String(), "usage: hew sessions") {
-			t.Errorf("%v: %d %q %q", args, code, out.String(), errb.String())
-		}
-	}
-}

@@ -165,13 +165,6 @@ func TestBrokenSkillsReportedOthersLoad(t *testing.T) {
 			t.Errorf("%s: reason %q, want %q", n, p.Reason, want[n])
 		}
 	}
-	var out, errb bytes.Buffer
-	Command([]string{"list"}, &out, &errb, r)
-	for n := range broken {
-		if strings.Count(out.String(), filepath.Join(dir, n, "SKILL.md")) != 1 {
-			t.Errorf("list should name %s once:\n%s", n, out.String())
-		}
-	}
 }
 
 func TestExpand(t *testing.T) {
@@ -292,27 +285,18 @@ func TestSkillTool(t *testing.T) {
 	}
 }
 
-func TestListCommand(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	r := roots(t)
 	put(t, filepath.Join(r.Home, ".claude/skills/greet/SKILL.md"), "---\ndescription: user greet\n---\nhi")
 	put(t, filepath.Join(r.Project, ".hew/skills/greet/SKILL.md"), "---\ndescription: Greets\nargument-hint: NAME\ncontext: fork\nallowed-tools: Read\n---\nHello $ARGUMENTS")
-	var out, errb bytes.Buffer
-	if code := Command([]string{"list"}, &out, &errb, r); code != 0 {
-		t.Fatal(code)
+	var out bytes.Buffer
+	for _, s := range Scan(r).Skills {
+		out.WriteString(Describe(s))
 	}
 	want := "greet (project, fork)  /greet NAME\n    Greets\n    " + filepath.Join(r.Project, ".hew/skills/greet/SKILL.md") +
 		"\n    tools: read_file\n    shadows " + filepath.Join(r.Home, ".claude/skills/greet/SKILL.md") + "\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
-	}
-	for _, args := range [][]string{{"--help"}, {"list", "--help"}} {
-		out.Reset()
-		if code := Command(args, &out, &errb, Roots{}); code != 0 || !strings.Contains(out.String(), "usage: hew skills list") {
-			t.Errorf("%v: %d %q", args, code, out.String())
-		}
-	}
-	if code := Command([]string{"bogus"}, &out, &errb, r); code != 2 {
-		t.Errorf("bad usage exit %d", code)
 	}
 }
 

@@ -1,11 +1,15 @@
-package session
+// Package sessions is `hew sessions list|show|rm`: the sessions of the
+// current directory, read through internal/session's API.
+package sessions
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/session"
 )
 
 const usage = `usage: hew sessions list|show ID|rm ID
@@ -16,24 +20,32 @@ Sessions of the current directory, newest first.
   rm ID     delete a session of this directory
 `
 
-// Command runs `hew sessions ARGS` for the project at root. It returns the
-// exit code: 0 done, 1 failure, 2 bad usage.
-func Command(args []string, stdout, stderr io.Writer, home, root string) int {
-	if wantsHelp(args) {
+// Options is what the command needs: where it writes, $HEW_HOME and the
+// project root whose sessions it lists.
+type Options struct {
+	Stdout, Stderr io.Writer
+	HewHome, Root  string
+}
+
+// Run runs `hew sessions ARGS`. It returns the exit code: 0 done, 1
+// failure, 2 bad usage.
+func Run(o Options, args []string) int {
+	stdout, stderr, home, root := o.Stdout, o.Stderr, o.HewHome, o.Root
+	if cmdutil.WantsHelp(args) {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	if len(args) == 0 {
 		args = []string{"list"}
 	}
-	dir := Dir(home, root)
+	dir := session.Dir(home, root)
 	switch args[0] {
 	case "list", "ls":
 		if len(args) != 1 {
 			fmt.Fprint(stderr, usage)
 			return 2
 		}
-		list, err := List(dir)
+		list, err := session.List(dir)
 		if err != nil {
 			fmt.Fprintln(stderr, "hew:", err)
 			return 1
@@ -51,12 +63,12 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 			fmt.Fprint(stderr, usage)
 			return 2
 		}
-		path, err := Find(home, args[1])
+		path, err := session.Find(home, args[1])
 		if err != nil {
 			fmt.Fprintln(stderr, "hew:", err)
 			return 1
 		}
-		s, err := Load(path)
+		s, err := session.Load(path)
 		if err != nil {
 			fmt.Fprintln(stderr, "hew:", err)
 			return 1
@@ -71,7 +83,7 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 		for _, m := range s.Messages {
 			writeMessage(stdout, m, s.Changes)
 		}
-		if side := Sidechains(path); len(side) > 0 {
+		if side := session.Sidechains(path); len(side) > 0 {
 			fmt.Fprintf(stdout, "\nsub-agents (hew sessions show ID for a transcript):\n")
 			for _, sc := range side {
 				fmt.Fprintf(stdout, "  %s  %3d msgs  %s\n", sc.ID, sc.Messages, sc.Title)
@@ -83,7 +95,7 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 			fmt.Fprint(stderr, usage)
 			return 2
 		}
-		if err := Remove(dir, args[1]); err != nil {
+		if err := session.Remove(dir, args[1]); err != nil {
 			fmt.Fprintln(stderr, "hew:", err)
 			return 1
 		}
@@ -95,11 +107,11 @@ func Command(args []string, stdout, stderr io.Writer, home, root string) int {
 	}
 }
 
-func writeMessage(w io.Writer, m llm.Message, changes map[string]CallChanges) {
+func writeMessage(w io.Writer, m llm.Message, changes map[string]session.CallChanges) {
 	for _, b := range m.Content {
 		switch b.Type {
 		case llm.BlockText:
-			t := strings.TrimSpace(stripReminder(b.Text))
+			t := strings.TrimSpace(session.StripReminder(b.Text))
 			if t != "" {
 				fmt.Fprintf(w, "\n%s: %s\n", m.Role, t)
 			}
@@ -126,17 +138,4 @@ func shorten(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// wantsHelp reports whether any argument asks for help.
-func wantsHelp(args []string) bool {
-	if len(args) > 0 && args[0] == "help" {
-		return true
-	}
-	for _, a := range args {
-		if a == "-h" || a == "--help" {
-			return true
-		}
-	}
-	return false
 }

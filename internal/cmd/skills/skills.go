@@ -1,0 +1,46 @@
+// Package skills is `hew skills list`: the discovered skills, where each
+// came from and what could not be loaded (internal/skills does the finding).
+package skills
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hew-dev/hew/internal/skills"
+)
+
+// Options is what the command needs: where it writes and where to look.
+type Options struct {
+	Stdout, Stderr io.Writer
+	Roots          skills.Roots
+}
+
+// Run runs `hew skills ARGS` and returns the exit code.
+func Run(o Options, args []string) int {
+	stdout, stderr, r := o.Stdout, o.Stderr, o.Roots
+	for i, a := range args {
+		if a == "-h" || a == "--help" || (i == 0 && a == "help") {
+			fmt.Fprintln(stdout, "usage: hew skills list\n\nLists discovered skills: name, where it came from, whether it runs inline or in a\nsub-agent (fork), /NAME when the user can run it, and the skills it shadows.\nSkills that could not be loaded are listed with the reason.")
+			return 0
+		}
+	}
+	if len(args) == 0 {
+		args = []string{"list"}
+	}
+	if len(args) != 1 || args[0] != "list" {
+		fmt.Fprintln(stderr, "usage: hew skills list")
+		return 2
+	}
+	c := skills.Scan(r)
+	if len(c.Skills) == 0 && len(c.Problems) == 0 {
+		fmt.Fprintln(stdout, "no skills found (looked in .hew/skills, .claude/skills, $HEW_HOME/skills, ~/.claude/skills)")
+		return 0
+	}
+	for _, s := range c.Skills {
+		fmt.Fprint(stdout, skills.Describe(s))
+	}
+	for _, p := range c.Problems {
+		fmt.Fprintf(stdout, "not loaded: %s\n    %s\n", p.Path, p.Reason)
+	}
+	return 0
+}
