@@ -225,4 +225,3 @@ func TestConcurrentSessions(t *testing.T) {
 		}
 	}
 }
-
