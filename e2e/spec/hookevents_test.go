@@ -12,7 +12,8 @@ import (
 // claudeHooks is a Claude Code-format hooks file (nested form) with every
 // event hew runs, each leaving a trace or changing the run.
 const claudeHooks = `{"hooks": {
-  "SessionStart": [{"matcher": "startup|resume", "hooks": [{"type": "command", "command": "cat > start.json; echo session-context-XYZ"}]}],
+  "SessionStart": [{"matcher": "startup|resume", "hooks": [{"type": "command", "command": "cat > start.json; echo session-context-XYZ"}]},
+                   {"matcher": "compact", "hooks": [{"type": "command", "command": "cat > compactstart.json"}]}],
   "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "sh ups.sh", "timeout": 10}]}],
   "PreToolUse": [{"matcher": "Read|mcp__nothing", "hooks": [{"type": "command", "command": "cat > pre.json"}]}],
   "PostToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "cat > post.json"}]}],
@@ -105,6 +106,9 @@ func TestClaudeFormatHookEvents(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout+r.stderr, "compacting now") {
 		t.Errorf("PreCompact's systemMessage was not shown\n%s", r)
+	}
+	if got, _ := readFileErr(w, "compactstart.json"); !strings.Contains(got, `"source":"compact"`) {
+		t.Errorf("SessionStart after the compaction: %q", got)
 	}
 	if got, _ := readFileErr(w, "start.json"); !strings.Contains(got, `"source":"resume"`) {
 		t.Errorf("SessionStart of a resumed session: %q", got)

@@ -58,6 +58,9 @@ type Options struct {
 	// BeforeCompact, if set, runs before a summary is made (the PreCompact
 	// hooks): trigger is "manual" (/compact, with its focus) or "auto".
 	BeforeCompact func(ctx context.Context, trigger, focus string)
+	// AfterCompact, if set, runs after a summary replaced the history (the
+	// SessionStart hooks with source "compact").
+	AfterCompact func(ctx context.Context)
 	// Todos returns the current todo list as text, put back after compaction.
 	Todos func() string
 	// Env is the tool environment; the health probe checks that its working
@@ -349,6 +352,9 @@ func (m *Manager) AtTurnStart(ctx context.Context, req *llm.Request) []llm.Messa
 		}
 		return req.Messages
 	}
+	if m.opts.AfterCompact != nil {
+		m.opts.AfterCompact(ctx)
+	}
 	return h
 }
 
@@ -369,6 +375,9 @@ func (m *Manager) Compact(ctx context.Context, req *llm.Request, focus string) (
 	h, err := m.fold(ctx, req, req.Messages, lim, foldOpts{reason: reason, focus: focus, keep: lim.limit * 3 / 10, model: true}, before)
 	if err != nil {
 		return req.Messages, err
+	}
+	if m.opts.AfterCompact != nil {
+		m.opts.AfterCompact(ctx)
 	}
 	return h, nil
 }

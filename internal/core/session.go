@@ -133,7 +133,7 @@ type Session struct {
 	wakeup   *wakeup.Tool
 	memory   *memoryParts
 	subagent *subagent.Tool
-	grants   *skillGrants // inline user skills' allowed-tools, for one turn
+	grants   *skillGrants        // inline user skills' allowed-tools, for one turn
 	ckpt     *checkpoint.Tracker // nil: no checkpoints
 
 	prepareOnce sync.Once
@@ -204,6 +204,7 @@ func New(o Options) (*Session, error) {
 		Emit:          s.emit,
 		Instructions:  func() string { return s.prompt.Reminder },
 		BeforeCompact: s.preCompact,
+		AfterCompact:  func(ctx context.Context) { s.sessionStart(ctx, "compact") },
 		Todos:         s.todoText,
 		Env:           o.Env,
 		Record:        s.rec.Record,
