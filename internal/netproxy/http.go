@@ -157,12 +157,14 @@ type countConn struct {
 	up, down atomic.Int64
 }
 
+// Read counts what comes down from the server.
 func (c *countConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	c.down.Add(int64(n))
 	return n, err
 }
 
+// Write counts what goes up to the server.
 func (c *countConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	c.up.Add(int64(n))

@@ -31,6 +31,7 @@ var proxyVars = map[string]bool{
 	"http_proxy": true, "https_proxy": true, "all_proxy": true, "no_proxy": true,
 }
 
+// Run implements tools.ShellRunner.
 func (sh *shell) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellResult, error) {
 	st := sh.s.State()
 	sh.s.warnOnce.Do(func() {
