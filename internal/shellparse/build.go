@@ -75,6 +75,9 @@ func buildLevel(lname string, args []string) (lvl Level, what string, ok bool) {
 		sub = args[0]
 	}
 	what = strings.TrimSpace(lname + " " + sub)
+	if len(args) == 1 && (sub == "--version" || sub == "-V" || sub == "version") && (buildTools[lname] || subcommandBuilds[lname].build != nil) {
+		return LevelReadOnly, what, true
+	}
 	if buildTools[lname] {
 		if lname == "make" || lname == "gmake" {
 			what = "make"

@@ -402,6 +402,7 @@ func (z *analyser) git(args []string, text string) Level {
 		if len(rest) == 2 && rest[0] == "-b" || len(rest) == 3 && rest[0] == "-b" {
 			return max(lvl, LevelLocal)
 		}
+
 		return notSafe("can overwrite local changes (use `git switch` to change branches)")
 	case "switch":
 		if hasFlag(rest, "f", "--force", "--discard-changes") {

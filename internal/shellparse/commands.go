@@ -213,6 +213,9 @@ func (z *analyser) interpreter(name, lname string, words []word, args []string, 
 	}
 	if strings.HasPrefix(lname, "python") || lname == "pypy" || lname == "pypy3" {
 		if len(args) >= 2 && args[0] == "-m" {
+			if args[1] == "json.tool" && len(operands(words[3:])) <= 1 {
+				return LevelReadOnly // pretty-prints a file or stdin to stdout
+			}
 			if pythonBuildModules[args[1]] {
 				z.a.Builds = append(z.a.Builds, "`"+name+" -m "+args[1]+"`")
 				return LevelBuild
