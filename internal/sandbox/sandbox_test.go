@@ -195,6 +195,14 @@ func TestSandboxNetwork(t *testing.T) {
 		ok, why := Available()
 		t.Errorf("TCP connect allowed with the network off (%v, %s): %s", ok, why, out)
 	}
+	// Landlock's TCP rules do not see MPTCP sockets; the socket filter must.
+	if py, err := exec.LookPath("python3"); err == nil {
+		out, _ = sandboxed(t, Policy{Root: e.root, TempDir: e.tmp, Home: "-"}, e.root,
+			py+` -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.connect(('127.0.0.1', `+strconv.Itoa(port)+`)); print('connected')"`)
+		if strings.Contains(out, "connected") {
+			t.Errorf("an MPTCP socket connected with the network off: %s", out)
+		}
+	}
 }
 
 // The policy reads the caches' places from the environment it is given,
