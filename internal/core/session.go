@@ -342,6 +342,9 @@ func (s *Session) checkpointer() agent.Checkpointer {
 // emit forwards an event to the front-end, keeping the latest todo list
 // for compaction to carry over.
 func (s *Session) emit(e agent.Event) {
+	if c, ok := e.(agent.Compacted); ok && c.Tier == 4 && s.memory != nil {
+		s.memory.recall.Unsee() // the summary dropped the recalled memories
+	}
 	if tf, ok := e.(agent.ToolFinished); ok && tf.Todos != nil {
 		s.mu.Lock()
 		s.todos = tf.Todos

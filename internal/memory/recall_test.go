@@ -164,6 +164,11 @@ func TestRecallSurfacedAndBudget(t *testing.T) {
 	if r.Spent() == 0 || r.Spent() > Budget {
 		t.Fatalf("spent %d", r.Spent())
 	}
+	spent := r.Spent()
+	r.Unsee() // a summary dropped the messages that carried it
+	if got := r.Submit(context.Background(), "部署"); !strings.Contains(got, "部署注意事项") || r.Spent() <= spent {
+		t.Fatalf("after unsee: %s (spent %d, was %d)", got, r.Spent(), spent)
+	}
 	r.Reset() // a new conversation (/clear) has seen nothing yet
 	if got := r.Submit(context.Background(), "部署"); !strings.Contains(got, "部署注意事项") {
 		t.Fatalf("after reset: %s", got)

@@ -249,6 +249,15 @@ func (r *Recall) Reset() {
 	r.surfaced, r.spent = nil, 0
 }
 
+// Unsee forgets which memories were shown but keeps the bytes spent: after
+// a summary replaced the messages that carried them, they may be shown
+// again, within the same session budget.
+func (r *Recall) Unsee() {
+	r.mu.Lock()
+	r.surfaced = nil
+	r.mu.Unlock()
+}
+
 // Spent reports the bytes of memory shown so far this session.
 func (r *Recall) Spent() int {
 	r.mu.Lock()
