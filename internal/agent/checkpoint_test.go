@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/llm"
