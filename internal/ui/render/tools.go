@@ -238,7 +238,7 @@ func (r *Renderer) Typed(s string) {
 
 // sanitizeTyped keeps printable text and the backspace sequence.
 func sanitizeTyped(s string) string {
-	if s == "\b \b" {
+	if s == "\b \b" || s == "\b \b\b \b" {
 		return s
 	}
 	return sanitize(s)

@@ -169,8 +169,9 @@ func (a *Approver) message(ctx context.Context) (agent.Approval, string) {
 		case k.isStop():
 			return agent.ApproveDeny, "the user said no"
 		case k.kind == kBackspace && len(b) > 0:
+			w := max(render.Width(string(b[len(b)-1])), 1) // a wide character takes two columns back
 			b = b[:len(b)-1]
-			a.r.Typed("\b \b")
+			a.r.Typed(strings.Repeat("\b \b", w))
 		case k.kind == kRune:
 			b = append(b, k.r)
 			a.r.Typed(string(k.r))

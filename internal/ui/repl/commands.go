@@ -245,7 +245,7 @@ func (ss *session) cmdModel(ctx context.Context, name string) {
 	}
 	if !llm.LookupModel(name).Known {
 		ss.r.Println(ss.r.Error("Unknown model "+name+".") + " Known: " + strings.Join(llm.KnownModels(), ", ") + ".")
-		ans, err := ss.in.Read(ctx, "Use "+name+" anyway (a custom or newer model)? [y/N] ")
+		ans, err := ss.ask(ctx, "Use "+name+" anyway (a custom or newer model)? [y/N] ")
 		if a := strings.ToLower(strings.TrimSpace(ans)); err != nil || a != "y" && a != "yes" {
 			ss.printf("Model unchanged: %s", ss.ag.Status().Model)
 			return
@@ -319,6 +319,15 @@ func (ss *session) cmdResume(ctx context.Context, arg string) {
 	}
 	ss.showTranscript()
 	ss.printf("Resumed session %s (%d messages).", id, len(ss.ag.History()))
+}
+
+// ask reads the answer to a question; on a terminal it stays out of the
+// input history.
+func (ss *session) ask(ctx context.Context, prompt string) (string, error) {
+	if ss.tty != nil {
+		return ss.tty.ask(ctx, prompt)
+	}
+	return ss.in.Read(ctx, prompt)
 }
 
 // transcriptExchanges is how many of the last exchanges a resume redraws.

@@ -60,6 +60,15 @@ func (t *ttyReader) Read(ctx context.Context, prompt string) (string, error) {
 	return t.ed.readLine(ctx, prompt, t.next, t.resized)
 }
 
+// ask reads a one-off answer (a confirmation) with the editor, keeping it
+// out of the history.
+func (t *ttyReader) ask(ctx context.Context, prompt string) (string, error) {
+	h := t.ed.hist
+	t.ed.hist = nil
+	defer func() { t.ed.hist = h }()
+	return t.ed.readLine(ctx, prompt, t.next, t.resized)
+}
+
 // typeAhead keeps a key pressed while a turn runs.
 func (t *ttyReader) typeAhead(k key) {
 	if len(t.ahead) < maxTypeAhead {

@@ -258,6 +258,15 @@ func TestKeysUnderTmux(t *testing.T) {
 	ts.waitText(`approval=no why="the turn was interrupted"`)
 	ts.waitScreen("the second interruption", func(sc string) bool { return strings.Count(sc, "Interrupted") == 2 })
 
+	// "no, with a message" at a question: typed fast, in CJK, one erased.
+	ts.keys("ask", "Enter")
+	ts.waitScreen("a second question", func(sc string) bool { return strings.Count(sc, "Allow run_shell?") == 2 })
+	ts.keys("m")
+	ts.waitText("message for the model")
+	ts.run("send-keys", "-t", "hew", "-l", "使うなX")
+	ts.keys("BSpace", "BSpace", "Enter")
+	ts.waitText(`approval=no why="使う"`)
+
 	// History: Up recalls the last message.
 	ts.promptShows("")
 	ts.keys("Up")
