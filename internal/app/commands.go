@@ -5,11 +5,11 @@ import (
 
 	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/doctor"
+	mockservercmd "github.com/hew-dev/hew/internal/cmd/mockserver"
 	"github.com/hew-dev/hew/internal/cmd/permissions"
 	sessionscmd "github.com/hew-dev/hew/internal/cmd/sessions"
 	skillscmd "github.com/hew-dev/hew/internal/cmd/skills"
 	"github.com/hew-dev/hew/internal/config"
-	"github.com/hew-dev/hew/internal/llm/mockserver"
 	"github.com/hew-dev/hew/internal/memory"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/sandbox"
@@ -110,5 +110,7 @@ func (a *cli) permissionsCmd(args []string) int {
 }
 
 func (a *cli) mockServerCmd(args []string) int {
-	return mockserver.Main(args, a.stdout, a.stderr)
+	ctx, stop := signalContext() // caught before the address is printed
+	defer stop()
+	return mockservercmd.Run(mockservercmd.Options{Stdout: a.stdout, Stderr: a.stderr, Context: ctx}, args)
 }

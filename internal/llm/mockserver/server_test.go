@@ -1,14 +1,11 @@
 package mockserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -232,56 +229,6 @@ func TestWireShape(t *testing.T) {
 		if includeUsage && !strings.Contains(usage, `"choices":[]`) {
 			t.Errorf("usage chunk must have empty choices: %s", usage)
 		}
-	}
-}
-
-func TestMainFlags(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.json")
-	_ = os.WriteFile(bad, []byte(`{"turns":[{"txet":"typo"}]}`), 0o644)
-	tests := []struct {
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
-		{[]string{"--help"}, 0, "usage: hew mock-server", ""},
-		{[]string{"--scenario", bad}, 2, "", `bad.json: turn 1: unknown field "txet"`},
-		{[]string{"--scenario", filepath.Join(dir, "missing.json")}, 2, "", "missing.json"},
-		{[]string{"--bogus"}, 2, "", "flag provided but not defined"},
-		{[]string{"--addr", "256.0.0.1:1"}, 1, "", "listen"},
-	}
-	for _, tc := range tests {
-		var out, errb bytes.Buffer
-		code := Main(tc.args, &out, &errb)
-		if code != tc.code || !strings.Contains(out.String(), tc.stdout) || !strings.Contains(errb.String(), tc.stderr) {
-			t.Errorf("Main(%v) = %d\nstdout %q\nstderr %q", tc.args, code, out.String(), errb.String())
-		}
-	}
-}
-
-// pipeWriter lets a test read Main's first line while it runs.
-func TestMainPrintsAddressFirst(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s.json")
-	_ = os.WriteFile(path, []byte(`{"turns":[{"text":"served"}]}`), 0o644)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- Main([]string{"--scenario", path, "--quiet"}, pw, io.Discard)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	res, data := post(t, strings.TrimSpace(line)+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"}]}`)
-	if res.StatusCode != 200 || !strings.Contains(string(data), "served") {
-		t.Fatalf("%d %s", res.StatusCode, data)
-	}
-	interrupt(t)
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d", code)
 	}
 }
 

@@ -1,3 +1,5 @@
+// Package mockserver is `hew mock-server`: internal/llm/mockserver's
+// offline model server on a port, until the caller's context ends.
 package mockserver
 
 import (
@@ -6,11 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
+	"github.com/hew-dev/hew/internal/llm/mockserver"
 	"github.com/hew-dev/hew/internal/llm/scenario"
 )
 
@@ -27,9 +27,18 @@ files, search WORD, run ` + "`CMD`" + `, replace "A" with "B" in FILE).
 Flags:
 `
 
-// Main is `hew mock-server`. It returns the process exit code: 0 after an
-// interrupt, 2 for bad usage or a bad scenario, 1 when it cannot listen.
-func Main(args []string, stdout, stderr io.Writer) int {
+// Options is what the command needs. Context ends the server: the caller
+// cancels it on an interrupt (it must catch signals before Run, so an
+// interrupt right after the address is printed is handled, not fatal).
+type Options struct {
+	Stdout, Stderr io.Writer
+	Context        context.Context
+}
+
+// Run is `hew mock-server`. It returns the process exit code: 0 once the
+// context ends, 2 for bad usage or a bad scenario, 1 when it cannot listen.
+func Run(o Options, args []string) int {
+	stdout, stderr := o.Stdout, o.Stderr
 	fs := flag.NewFlagSet("mock-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("scenario", "", "scenario file (JSON, SPEC section 7)")
@@ -59,7 +68,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	srv, err := Start(sc, *addr)
+	srv, err := mockserver.Start(sc, *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "hew %v\n", err)
 		return 1
@@ -67,12 +76,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if !*quiet {
 		srv.Log = stderr
 	}
-	// Catch signals before announcing the address, so a caller that
-	// interrupts right after reading it is handled, not killed.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	fmt.Fprintln(stdout, srv.URL())
-	<-ctx.Done()
+	<-o.Context.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(sctx)
