@@ -486,3 +486,34 @@ func TestStateDirInsideProjectIsExcluded(t *testing.T) {
 		t.Fatalf("changed files %v / %v: the store saw itself", files, files2)
 	}
 }
+
+// The bulk import of a first snapshot makes the same tree as git add -A:
+// modes, symlinks, ignored files, names with spaces and unicode.
+func TestBulkImportMatchesAdd(t *testing.T) {
+	root := realDir(t)
+	write(t, root, "a.txt", "a\n")
+	write(t, root, "dir with space/ü.txt", "u\n")
+	write(t, root, ".gitignore", "*.log\nbuild/\n")
+	write(t, root, "x.log", "ignored\n")
+	write(t, root, "build/out", "ignored\n")
+	write(t, root, "run.sh", "#!/bin/sh\n")
+	os.Chmod(filepath.Join(root, "run.sh"), 0o755)
+	os.Symlink("a.txt", filepath.Join(root, "link"))
+	trees := map[bool]string{}
+	for _, bulk := range []bool{true, false} {
+		s := newStore(t, root, true)
+		s.be.(*gitBackend).noBulk = !bulk
+		tree, err := s.be.snapshot("s", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees[bulk] = tree
+		packs, _ := filepath.Glob(filepath.Join(s.Dir(), "git", "objects", "pack", "*.pack"))
+		if bulk != (len(packs) > 0) {
+			t.Fatalf("bulk=%v: %d pack(s) in the store", bulk, len(packs))
+		}
+	}
+	if trees[true] != trees[false] {
+		t.Fatalf("bulk import tree %s, git add tree %s", trees[true], trees[false])
+	}
+}

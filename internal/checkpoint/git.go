@@ -22,6 +22,8 @@ import (
 // switched off: no hooks, signing or fsmonitor of theirs run for the store.
 type gitBackend struct {
 	s *Store
+	// noBulk turns the bulk import of a first snapshot off (tests compare).
+	noBulk bool
 }
 
 func (g *gitBackend) kind() string { return "git" }
@@ -156,6 +158,11 @@ func (g *gitBackend) snapshot(session string, _ []string) (string, error) {
 	}
 	idx := g.index(session)
 	g.seedIndex(idx)
+	if _, err := os.Stat(idx); err != nil && !g.noBulk {
+		// The project's first snapshot: import the tree in bulk. Should
+		// that fail, add -A below does the same the slow way.
+		_ = g.bulkImport(idx)
+	}
 	if _, err := g.run(idx, nil, "add", "-A", "--ignore-errors", "--", "."); err != nil {
 		// --ignore-errors still exits 1 when a file could not be read;
 		// the tree below holds everything else, so go on.
