@@ -499,6 +499,10 @@ func TestBulkImportMatchesAdd(t *testing.T) {
 	write(t, root, "run.sh", "#!/bin/sh\n")
 	os.Chmod(filepath.Join(root, "run.sh"), 0o755)
 	os.Symlink("a.txt", filepath.Join(root, "link"))
+	// More objects than fast-import's unpack limit (100), so they land in a pack.
+	for i := range 150 {
+		write(t, root, fmt.Sprintf("many/f%d.txt", i), fmt.Sprint(i))
+	}
 	trees := map[bool]string{}
 	for _, bulk := range []bool{true, false} {
 		s := newStore(t, root, true)
