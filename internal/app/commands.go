@@ -5,6 +5,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/doctor"
+	memorycmd "github.com/hew-dev/hew/internal/cmd/memory"
 	mockservercmd "github.com/hew-dev/hew/internal/cmd/mockserver"
 	"github.com/hew-dev/hew/internal/cmd/permissions"
 	sessionscmd "github.com/hew-dev/hew/internal/cmd/sessions"
@@ -73,7 +74,7 @@ func (a *cli) memoryCmd(args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	return memory.Command(args, a.stdin, a.stdout, a.stderr, memory.Open(session.ProjectDir(a.hewHome(), root)))
+	return memorycmd.Run(memorycmd.Options{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr, Store: memory.Open(session.ProjectDir(a.hewHome(), root))}, args)
 }
 
 func (a *cli) doctorCmd(args []string) int {

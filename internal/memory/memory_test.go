@@ -27,59 +27,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestAddListShowRemove(t *testing.T) {
-	s := Open(t.TempDir())
-	var out, errb bytes.Buffer
-	if code := Command([]string{"add", "--type", "feedback", "Always run go vet before committing"}, nil, &out, &errb, s); code != 0 {
-		t.Fatalf("add: %d %s", code, errb.String())
-	}
-	if code := Command([]string{"add", "-"}, strings.NewReader("The API lives in internal/api\n"), &out, &errb, s); code != 0 {
-		t.Fatalf("add stdin: %d %s", code, errb.String())
-	}
-	list, _ := s.List()
-	if len(list) != 2 || list[0].Type != "feedback" || list[1].Type != "project" {
-		t.Fatalf("list %+v", list)
-	}
-	m := list[1]
-	if m.Source != "user via hew memory add" || m.Created.IsZero() || m.Updated.IsZero() || m.Description == "" {
-		t.Fatalf("frontmatter not kept: %+v", m)
-	}
-	raw, _ := os.ReadFile(m.Path)
-	for _, key := range []string{"name:", "description:", "type: project", "created:", "updated:", "source:"} {
-		if !strings.Contains(string(raw), key) {
-			t.Errorf("memory file lacks %q:\n%s", key, raw)
-		}
-	}
-	idx, err := os.ReadFile(s.IndexPath())
-	if err != nil || !strings.Contains(string(idx), "## feedback") ||
-		!strings.Contains(string(idx), "- [The API lives in internal/api](project/the-api-lives-in-internal-api.md) — The API lives in internal/api") {
-		t.Fatalf("index: %v\n%s", err, idx)
-	}
-	out.Reset()
-	if code := Command([]string{"show", "the-api-lives-in-internal-api"}, nil, &out, &errb, s); code != 0 || !strings.Contains(out.String(), "The API lives in internal/api") || !strings.Contains(out.String(), "source: user via hew memory add") {
-		t.Fatalf("show: %d %q", code, out.String())
-	}
-	if code := Command([]string{"rm", "always-run-go-vet-before-committing"}, nil, &out, &errb, s); code != 0 {
-		t.Fatalf("rm: %d %s", code, errb.String())
-	}
-	if list, _ := s.List(); len(list) != 1 {
-		t.Fatalf("after rm: %+v", list)
-	}
-	if idx, _ := os.ReadFile(s.IndexPath()); strings.Contains(string(idx), "go-vet") {
-		t.Fatal("index still lists removed memory")
-	}
-	if code := Command([]string{"add", "--type", "bogus", "x"}, nil, &out, &errb, s); code != 2 || !strings.Contains(errb.String(), "unknown type") {
-		t.Fatalf("bad type: %d %s", code, errb.String())
-	}
-	if code := Command([]string{"show", "nope"}, nil, &out, &errb, s); code != 1 {
-		t.Fatalf("show missing: %d", code)
-	}
-	out.Reset()
-	if code := Command([]string{"path"}, nil, &out, &errb, s); code != 0 || strings.TrimSpace(out.String()) != s.Dir {
-		t.Fatalf("path: %q", out.String())
-	}
-}
-
 // Replacing a memory keeps its creation date and moves its update date.
 func TestReplaceKeepsCreated(t *testing.T) {
 	now := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -248,18 +195,5 @@ func TestDamagedFilesTolerated(t *testing.T) {
 	got, _ = s.Indexed()
 	if len(got) != 1 || got[0].Name != "good" {
 		t.Fatalf("index outside the store followed: %+v", got)
-	}
-}
-
-func TestCommandHelp(t *testing.T) {
-	s := Open(t.TempDir())
-	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"add", "--help"}, {"show", "-h"}, {"rm", "--help"}} {
-		var out, errb bytes.Buffer
-		if code := Command(args, nil, &out, &errb, s); code != 0 || !strings.Contains(out.String(), "usage: hew memory") {
-			t.Errorf("%v: %d %q %q", args, code, out.String(), errb.String())
-		}
-	}
-	if list, _ := s.List(); len(list) != 0 {
-		t.Fatal("--help added a memory")
 	}
 }

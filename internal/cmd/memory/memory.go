@@ -1,12 +1,15 @@
+// Package memory is `hew memory list|show|add|rm|path`: the project's
+// long-term memory through internal/memory's store.
 package memory
 
 import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hew-dev/hew/internal/memory"
 )
 
 const usage = `usage: hew memory list|show NAME|add [--type T] [--name N] [--description D] TEXT|rm NAME|path
@@ -22,8 +25,17 @@ that fit it.
   path        the memory directory
 `
 
-// Command runs `hew memory ARGS` on store.
-func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store) int {
+// Options is what the command needs: its streams (Stdin feeds `add -`;
+// nil means none) and the project's store.
+type Options struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Store          *memory.Store
+}
+
+// Run runs `hew memory ARGS` and returns the exit code.
+func Run(o Options, args []string) int {
+	stdin, stdout, stderr, s := o.Stdin, o.Stdout, o.Stderr, o.Store
 	for i, a := range args {
 		if a == "-h" || a == "--help" || (i == 0 && a == "help") {
 			fmt.Fprint(stdout, usage)
@@ -48,7 +60,7 @@ func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store)
 			return 0
 		}
 		for _, m := range list {
-			fmt.Fprintln(stdout, ListLine(m))
+			fmt.Fprintln(stdout, memory.ListLine(m))
 		}
 		return 0
 	case "show":
@@ -62,7 +74,7 @@ func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store)
 			return 1
 		}
 		fmt.Fprintf(stdout, "%s — %s\n%s\n", m.File(), m.Name, m.Path)
-		fmt.Fprintf(stdout, "type %s · created %s · updated %s", m.Type, day(m.Created), day(m.Updated))
+		fmt.Fprintf(stdout, "type %s · created %s · updated %s", m.Type, memory.Day(m.Created), memory.Day(m.Updated))
 		if m.Source != "" {
 			fmt.Fprintf(stdout, " · source: %s", m.Source)
 		}
@@ -90,51 +102,23 @@ func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, s *Store)
 		}
 		text := strings.Join(fs.Args(), " ")
 		if text == "-" || (text == "" && stdin != nil) {
-			data, err := io.ReadAll(io.LimitReader(stdin, MaxBody+1))
+			data, err := io.ReadAll(io.LimitReader(stdin, memory.MaxBody+1))
 			if err != nil {
 				fmt.Fprintln(stderr, "hew:", err)
 				return 1
 			}
 			text = string(data)
 		}
-		res, err := s.Add(Memory{Type: *typ, Name: *name, Description: *desc, Body: text, Source: "user via hew memory add"})
+		res, err := s.Add(memory.Memory{Type: *typ, Name: *name, Description: *desc, Body: text, Source: "user via hew memory add"})
 		if err != nil {
 			fmt.Fprintln(stderr, "hew:", err)
 			return 2
 		}
 		fmt.Fprintf(stdout, "remembered %s (%s)\n", res.Memory.File(), res.Memory.Name)
-		ReportPruned(stderr, res.Pruned)
+		memory.ReportPruned(stderr, res.Pruned)
 		return 0
 	default:
 		fmt.Fprintf(stderr, "hew memory: unknown command %q\n%s", args[0], usage)
 		return 2
 	}
-}
-
-// ListLine is a memory's line in `hew memory list` and /memory.
-func ListLine(m Memory) string {
-	return fmt.Sprintf("%-9s %-36s %s  %s", m.Type, strings.TrimSuffix(m.File()[len(m.Type)+1:], ".md"), day(m.Updated), m.Description)
-}
-
-// ReportPruned says which memories the index left out, so pruning is never
-// silent.
-func ReportPruned(w io.Writer, pruned []string) {
-	if len(pruned) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "hew: the memory index is full (%d lines / %d KB): %d lower-value memories are no longer indexed or recalled (their files stay):\n", MaxIndexLines, MaxIndexBytes/1024, len(pruned))
-	for i, l := range pruned {
-		if i == 5 {
-			fmt.Fprintf(w, "  … and %d more\n", len(pruned)-5)
-			break
-		}
-		fmt.Fprintln(w, "  "+l)
-	}
-}
-
-func day(t time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	return t.Format("2006-01-02")
 }
