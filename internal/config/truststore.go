@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // TrustFile is the trust store's name under $HEW_HOME.
@@ -108,7 +110,7 @@ func updateTrust(home string, edit func(*trustDoc)) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return fsutil.WriteFileAtomic(path, append(data, '\n'), 0o600)
 }
 
 // Lock timing: a lock older than staleLock belongs to a process that died.
@@ -139,28 +141,4 @@ func lockFile(path string) (func(), error) {
 		}
 		time.Sleep(15 * time.Millisecond)
 	}
-}
-
-// writeAtomic replaces path with data so a reader sees the old or the new
-// file, never a part.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		_ = os.Remove(name)
-	}
-	return werr
 }

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/hew-dev/hew/internal/fsutil"
 )
 
 // member is one key of a JSON object, kept in file order.
@@ -116,35 +117,6 @@ func editServers(path string, fn func(servers []member) ([]member, error)) error
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	out.WriteByte('\n')
-	return writeAtomic(path, out.Bytes(), perm)
+	return fsutil.WriteFileAtomic(path, out.Bytes(), perm)
 }
 
-// writeAtomic writes via a temporary file and a rename, so a reader never
-// sees half a file.
-func writeAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}

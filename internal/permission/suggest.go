@@ -1,14 +1,13 @@
 package permission
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/shellparse"
 )
 
@@ -142,70 +141,5 @@ func (e *Engine) Remember(rule string) (string, error) {
 // renamed over it). A file that is not a JSON object is left alone and
 // reported: nothing is lost.
 func AddRuleToFile(path, kind, rule string) error {
-	obj := map[string]any{}
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("reading %s: %w", path, err)
-	case len(strings.TrimSpace(string(data))) > 0:
-		if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
-			return fmt.Errorf("%s is not a JSON object (%v); fix it or add %q to permissions.%s by hand", path, err, rule, kind)
-		}
-	}
-	perms, ok := obj["permissions"].(map[string]any)
-	if obj["permissions"] != nil && !ok {
-		return fmt.Errorf("%s: \"permissions\" is not an object; add %q to permissions.%s by hand", path, rule, kind)
-	}
-	if perms == nil {
-		perms = map[string]any{}
-	}
-	list, ok := perms[kind].([]any)
-	if perms[kind] != nil && !ok {
-		return fmt.Errorf("%s: permissions.%s is not a list; add %q by hand", path, kind, rule)
-	}
-	for _, v := range list {
-		if v == rule {
-			return nil
-		}
-	}
-	perms[kind] = append(list, rule)
-	obj["permissions"] = perms
-	out, err := json.MarshalIndent(obj, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", path, err)
-	}
-	return writeAtomic(path, append(out, '\n'))
-}
-
-// writeAtomic writes data to a temp file beside path and renames it over
-// path, so a reader (or a second hew) never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
+	return config.AppendToList(path, "permissions", kind, rule)
 }
