@@ -119,4 +119,3 @@ func editServers(path string, fn func(servers []member) ([]member, error)) error
 	out.WriteByte('\n')
 	return fsutil.WriteFileAtomic(path, out.Bytes(), perm)
 }
-
