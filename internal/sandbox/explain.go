@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hew-dev/hew/internal/netproxy"
 	"github.com/hew-dev/hew/internal/tools"
@@ -15,13 +16,19 @@ import (
 // session, the user): what was blocked and how the user can lift it.
 
 // permissionLine matches the ways programs report EACCES/EPERM/EROFS.
-var permissionLine = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b`)
+var permissionLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b`)
+})
 
 // pathToken finds absolute or ./relative paths, bare or quoted.
-var pathToken = regexp.MustCompile("(?:^|[\\s'\"`(\\[=,:])((?:/|\\./|\\.\\./|~/)[^\\s'\"`):,\\]]*)")
+var pathToken = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?:^|[\\s'\"`(\\[=,:])((?:/|\\./|\\.\\./|~/)[^\\s'\"`):,\\]]*)")
+})
 
 // connectLine matches failed connections and lookups from common tools.
-var connectLine = regexp.MustCompile(`(?i)failed to connect|could not connect|couldn't connect|connection refused|network is unreachable|no route to host|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|getaddrinfo|ENOTFOUND|ECONNREFUSED|ENETUNREACH|EAI_AGAIN|dial tcp|connect: permission denied|/dev/tcp/`)
+var connectLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)failed to connect|could not connect|couldn't connect|connection refused|network is unreachable|no route to host|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|getaddrinfo|ENOTFOUND|ECONNREFUSED|ENETUNREACH|EAI_AGAIN|dial tcp|connect: permission denied|/dev/tcp/`)
+})
 
 // maxBlockedPaths bounds how many paths one explanation names.
 const maxBlockedPaths = 3
@@ -46,7 +53,7 @@ func (s *Sandbox) explain(dir string, res tools.ShellResult) (note, short string
 				strings.Join(s.opts.Policy.Writable(), ", ")+
 				". The user can allow a directory with permissions.additionalDirectories (or --add-dir DIR), or run hew with --no-sandbox; otherwise work inside the project or the temp directory.")
 		}
-		if len(notes) == 0 && st.Network != NetAll && connectLine.MatchString(res.Output) {
+		if len(notes) == 0 && st.Network != NetAll && connectLine().MatchString(res.Output) {
 			notes = append(notes, connectNote(st.Network))
 			shorts = append(shorts, `blocked a direct network connection (see "sandbox.network")`)
 		}
@@ -83,10 +90,10 @@ func (s *Sandbox) blockedPaths(dir, out string) []string {
 	var found []string
 	seen := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
-		if !permissionLine.MatchString(line) {
+		if !permissionLine().MatchString(line) {
 			continue
 		}
-		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
+		for _, m := range pathToken().FindAllStringSubmatch(line, -1) {
 			p := strings.TrimRight(m[1], ".;")
 			if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") || p == "/" && len(m[1]) == 1 {
 				continue

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hew-dev/hew/internal/frontmatter"
 	"github.com/hew-dev/hew/internal/permission"
@@ -74,12 +75,14 @@ const (
 	VerdictPartial = "PARTIAL"
 )
 
-var verdictRE = regexp.MustCompile(`(?m)^[\s>*_#-]*VERDICT:\s*\**\s*(PASS|FAIL|PARTIAL)\b`)
+var verdictRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[\s>*_#-]*VERDICT:\s*\**\s*(PASS|FAIL|PARTIAL)\b`)
+})
 
 // ParseVerdict finds the last "VERDICT: PASS|FAIL|PARTIAL" line of a
 // verify agent's answer; "" when there is none.
 func ParseVerdict(answer string) string {
-	m := verdictRE.FindAllStringSubmatch(answer, -1)
+	m := verdictRE().FindAllStringSubmatch(answer, -1)
 	if len(m) == 0 {
 		return ""
 	}
@@ -93,10 +96,10 @@ func needVerdict(answer string) string {
 	return "a last line VERDICT: PASS, VERDICT: FAIL or VERDICT: PARTIAL (with the commands you ran and what they printed before it)"
 }
 
-var criticalRE = regexp.MustCompile(`(?im)^\s*(#+\s*|\*\*)?critical files\b`)
+var criticalRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?im)^\s*(#+\s*|\*\*)?critical files\b`) })
 
 func needCriticalFiles(answer string) string {
-	if criticalRE.MatchString(answer) {
+	if criticalRE().MatchString(answer) {
 		return ""
 	}
 	return `a section headed "## Critical files" listing the files most important to the change`
@@ -136,7 +139,7 @@ func LoadRoles(dirs ...string) (map[string]Role, []string) {
 	return roles, problems
 }
 
-var roleNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var roleNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 func loadRole(path string) (Role, error) {
 	data, err := os.ReadFile(path)
@@ -154,7 +157,7 @@ func loadRole(path string) (Role, error) {
 	if n := strings.TrimSpace(f["name"].Text); n != "" {
 		r.Name = n
 	}
-	if !roleNameRE.MatchString(r.Name) {
+	if !roleNameRE().MatchString(r.Name) {
 		return Role{}, fmt.Errorf("name %q: use letters, digits, '-', '_' or '.'", r.Name)
 	}
 	if r.Model == "inherit" {
