@@ -332,6 +332,9 @@ func (z *analyser) git(args []string, text string) Level {
 		return lvl
 	}
 	sub, rest := args[i], args[i+1:]
+	if why := gitRepoRisk(z.opts.Root, sub); why != "" {
+		lvl = max(lvl, z.unknown("`git "+sub+"`: "+why))
+	}
 	destructive := func(why string) Level {
 		z.danger(ClassGit, text, "git "+sub+": "+why)
 		return LevelUnknown
