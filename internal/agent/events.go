@@ -179,6 +179,9 @@ type ApprovalRequest struct {
 	// web_fetch(domain:example.com), mcp__srv__tool); empty when no rule
 	// can cover the call, and then that answer is not offered.
 	Suggest string
+	// SessionScope says what "yes for this session" covers ("this exact
+	// command", "changes to src/x.go", "every fetch from example.com").
+	SessionScope string
 }
 
 // Approval is the user's answer.

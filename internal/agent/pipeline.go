@@ -321,6 +321,11 @@ func (p *pipeline) authorize(ctx context.Context, pr *prepared) bool {
 func (p *pipeline) approve(ctx context.Context, pr *prepared) (ok bool, source, reason string) {
 	req := ApprovalRequest{ID: pr.call.ID, Tool: pr.call.Name, Input: pr.input, Subject: tools.SubjectOf(pr.tool, pr.input),
 		Reason: pr.verdict.Reason, Diff: tools.PreviewOf(pr.tool, p.cfg.Env, pr.input), Suggest: pr.verdict.Suggest}
+	if sc, ok := p.cfg.Permissions.(interface {
+		GrantScope(tool string, input json.RawMessage) string
+	}); ok {
+		req.SessionScope = sc.GrantScope(pr.call.Name, pr.input)
+	}
 	p.emit(req)
 	if h, headless := p.cfg.Approver.(Headless); headless || p.cfg.Approver == nil {
 		return false, "headless", "approval required (" + orDefault(pr.verdict.Reason, "policy asks") + ") and nobody can answer in this mode; " +

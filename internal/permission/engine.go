@@ -385,6 +385,36 @@ func grantKey(s subject) string {
 	return "tool\x00" + s.tool
 }
 
+// GrantScope says, in words for the approval question, what a "yes for this
+// session" to this call would cover (grantKey's scope).
+func (e *Engine) GrantScope(tool string, input json.RawMessage) string {
+	s := e.subject(tool, input)
+	switch s.kind {
+	case kindShell:
+		return "this exact command"
+	case kindWrite:
+		return "changes to " + e.display(s.path)
+	case kindRead:
+		return "reading " + e.display(s.path)
+	case kindWeb:
+		if s.host != "" {
+			return "every fetch from " + s.host
+		}
+	}
+	return "every " + s.tool + " call"
+}
+
+// display is a path as the user thinks of it: relative inside the project.
+func (e *Engine) display(abs string) string {
+	if abs == "" {
+		return "this file"
+	}
+	if rel, err := filepath.Rel(e.root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return abs
+}
+
 // Grant remembers a "yes for this session": the same command, the same file
 // for edits, the same domain for web_fetch, the same tool otherwise.
 func (e *Engine) Grant(tool string, input json.RawMessage) {

@@ -378,3 +378,24 @@ func TestDeniesRead(t *testing.T) {
 		}
 	}
 }
+
+// "Yes for this session" says exactly what it covers, as Grant scopes it.
+func TestGrantScopeSaysWhatItCovers(t *testing.T) {
+	f := newFixture(t, "")
+	e, err := New(Options{Root: f.root, HomeDir: f.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool, input, want string
+	}{
+		{"run_shell", `{"command":"terraform plan"}`, "this exact command"},
+		{"edit_file", `{"file_path":"src/x.go","old_string":"a","new_string":"b"}`, "changes to src/x.go"},
+		{"web_fetch", `{"url":"https://example.com/a"}`, "every fetch from example.com"},
+		{"mcp__fs__read", `{}`, "every mcp__fs__read call"},
+	} {
+		if got := e.GrantScope(c.tool, json.RawMessage(c.input)); got != c.want {
+			t.Errorf("%s: %q, want %q", c.tool, got, c.want)
+		}
+	}
+}

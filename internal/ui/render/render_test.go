@@ -174,7 +174,7 @@ func TestGoldenApproval(t *testing.T) {
 			h.r.Answered(agent.ApproveDeny)
 			h.r.ShowApproval(agent.ApprovalRequest{Tool: "edit_file", Subject: "main.go", Diff: editDiff})
 			h.r.Answered(agent.ApproveSession)
-			h.r.ShowApproval(agent.ApprovalRequest{Tool: "run_shell", Subject: "terraform plan", Reason: "`terraform` talks to infrastructure and is not a known-safe command", Suggest: "run_shell(terraform plan:*)"})
+			h.r.ShowApproval(agent.ApprovalRequest{Tool: "run_shell", Subject: "terraform plan", Reason: "`terraform` talks to infrastructure and is not a known-safe command", Suggest: "run_shell(terraform plan:*)", SessionScope: "this exact command"})
 			h.r.Answered(agent.ApproveAlways)
 			golden(t, "approval_"+m.name, h.out.String())
 		})

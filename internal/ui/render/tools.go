@@ -212,9 +212,13 @@ func (r *Renderer) ShowApproval(req agent.ApprovalRequest) {
 	if req.Suggest != "" {
 		r.line(r.st.dim("  a saves ") + sanitize(req.Suggest) + r.st.dim(" to .hew/settings.local.json"))
 	}
-	always := " yes for this session · "
+	session := " this session"
+	if req.SessionScope != "" {
+		session += " (" + sanitize(req.SessionScope) + ")"
+	}
+	always := " yes for" + session + " · "
 	if req.Suggest != "" {
-		always = " yes, don't ask again · " + r.st.bold("s") + r.st.dim(" this session · ")
+		always = " yes, don't ask again · " + r.st.bold("s") + r.st.dim(session+" · ")
 	}
 	r.write(r.st.dim("  ") + r.st.bold("y") + r.st.dim(" yes · ") + r.st.bold("a") + r.st.dim(always) +
 		r.st.bold("n") + r.st.dim(" no · ") + r.st.bold("m") + r.st.dim(" no, with a message › "))
