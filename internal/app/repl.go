@@ -88,7 +88,18 @@ func (a *cli) runREPL(o *options) int {
 		Approver:    t.ap,
 		HistoryFile: filepath.Join(a.hewHome(), "history"),
 		Banner:      banner,
+		Editor:      firstSet(a.env.get("VISUAL"), a.env.get("EDITOR")),
 	})
+}
+
+// firstSet is the first non-empty value.
+func firstSet(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // runInteractiveOnce runs one task with the terminal front-end: streamed

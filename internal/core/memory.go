@@ -76,7 +76,18 @@ func (s *Session) endTurn() {
 
 // Memory runs /memory ARGS: list, show, open in the editor, forget.
 func (s *Session) Memory(_ context.Context, args string) (string, error) {
-	return memory.Slash(s.memory.store, args, s.o.Edit)
+	s.mu.Lock()
+	edit := s.o.Edit
+	s.mu.Unlock()
+	return memory.Slash(s.memory.store, args, edit)
+}
+
+// SetEditor sets how /memory open runs the user's editor: the front-end
+// that owns the terminal knows how to hand it over.
+func (s *Session) SetEditor(edit func(path string) error) {
+	s.mu.Lock()
+	s.o.Edit = edit
+	s.mu.Unlock()
 }
 
 // Remember stores text in long-term memory and says where (/remember).

@@ -21,6 +21,8 @@ type ttyReader struct {
 	ahead   []key // typed during a turn, replayed at the next prompt
 	resized chan struct{}
 	stop    func()
+	// restore takes the terminal out of key mode.
+	restore func()
 }
 
 // maxTypeAhead bounds the keys kept from a turn.
@@ -32,7 +34,7 @@ func newTTYReader(s *term.Streams, historyFile string) (*ttyReader, error) {
 		return nil, err
 	}
 	hist, herr := loadHistory(historyFile)
-	t := &ttyReader{s: s, resized: make(chan struct{}, 1)}
+	t := &ttyReader{s: s, resized: make(chan struct{}, 1), restore: restore}
 	t.ed = &editor{out: s.Out, width: s.Width, hist: hist}
 	t.kb = startKeyboard(s.ReadInput)
 	stopWinch := notifyResize(t.resized)
@@ -41,9 +43,24 @@ func newTTYReader(s *term.Streams, historyFile string) (*ttyReader, error) {
 		_, _ = io.WriteString(s.Out, "\x1b[?2004l")
 		stopWinch()
 		t.kb.close()
-		restore()
+		t.restore()
 	}
 	return t, herr
+}
+
+// suspend hands the terminal to another program (the user's editor): the
+// keyboard stops reading and the terminal leaves key mode until resume.
+func (t *ttyReader) suspend() (resume func()) {
+	t.kb.close()
+	_, _ = io.WriteString(t.s.Out, "\x1b[?2004l")
+	t.restore()
+	return func() {
+		if r, err := t.s.MakeKeyMode(); err == nil {
+			t.restore = r
+		}
+		_, _ = io.WriteString(t.s.Out, "\x1b[?2004h")
+		t.kb = startKeyboard(t.s.ReadInput)
+	}
 }
 
 // next is the editor's key source: type-ahead first, then the keyboard.

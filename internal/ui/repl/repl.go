@@ -78,6 +78,9 @@ type Options struct {
 	WorkDir string
 	// Banner is printed once at start (e.g. version and working directory).
 	Banner string
+	// Editor is the user's editor command ($VISUAL or $EDITOR), for
+	// /memory open; empty says how to set one.
+	Editor string
 
 	// Interrupts delivers Ctrl+C while the terminal is in cooked mode; nil
 	// subscribes to os.Interrupt for the duration of Run.
@@ -158,6 +161,9 @@ func Run(ctx context.Context, opts Options) int {
 	}
 	if ss.in == nil {
 		ss.in = &scanReader{s: ss.s, ints: ss.ints, echo: ss.s.OutTTY}
+	}
+	if se, ok := opts.Session.(interface{ SetEditor(func(path string) error) }); ok {
+		se.SetEditor(ss.openInEditor)
 	}
 	defer ss.in.Close()
 	defer ss.r.Close()
