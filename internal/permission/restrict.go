@@ -120,7 +120,7 @@ var moreAliases = map[string]string{
 // dropped with a warning, so the list never grows by a misreading.
 func ParseToolList(items []string) (rules, warnings []string) {
 	for _, item := range items {
-		for _, part := range splitEntries(item) {
+		for _, part := range SplitRules(item) {
 			name, rest := part, ""
 			if i := strings.IndexByte(part, '('); i >= 0 {
 				name, rest = part[:i], part[i:]
@@ -143,8 +143,10 @@ func ParseToolList(items []string) (rules, warnings []string) {
 	return rules, warnings
 }
 
-// splitEntries splits on commas and whitespace outside parentheses.
-func splitEntries(s string) []string {
+// SplitRules splits a rule list at commas and whitespace outside
+// parentheses, so "Bash(git diff:*),Edit" is two rules and
+// "Bash(echo a, b)" one (flags, allowed-tools lists).
+func SplitRules(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	flush := func(end int) {

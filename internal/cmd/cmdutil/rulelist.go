@@ -15,28 +15,7 @@ var ruleFlags = map[string]bool{
 
 // SplitRules splits a rule list at commas and spaces outside parentheses,
 // so "Bash(git diff:*),Edit" is two rules and "Bash(echo a, b)" one.
-func SplitRules(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	flush := func(end int) {
-		if r := strings.TrimSpace(s[start:end]); r != "" {
-			out = append(out, r)
-		}
-	}
-	for i, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
-			flush(i)
-			start = i + 1
-		}
-	}
-	flush(len(s))
-	return out
-}
+func SplitRules(s string) []string { return permission.SplitRules(s) }
 
 // isRuleList reports whether every rule of s parses as a permission rule
 // (a known tool, its Claude Code alias or an mcp__ name, with an optional
