@@ -97,15 +97,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.mock, "mock", false, "the built-in offline model (same as --provider mock)")
 	fs.StringVar(&o.model, "model", "", "`NAME` of the model (default: HEW_MODEL, settings, or the provider's default)")
 	fs.StringVar(&o.apiBase, "api-base", "", "endpoint `URL`, in the form of the provider's base URL variable")
-	fs.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
-	fs.BoolVar(&o.plan, "plan", false, "shorthand for --permission-mode plan")
-	fs.BoolVar(&o.acceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
-	fs.BoolVar(&o.yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
-	fs.BoolVar(&o.dontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
-	fs.BoolVar(&o.auto, "auto", false, "shorthand for --permission-mode auto")
-	fs.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
-	fs.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
-	fs.StringArrayVar(&o.addDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
+	permissionFlags(fs, o)
 	fs.IntVar(&o.maxTurns, "max-turns", 50, "at most `N` model round trips per user message")
 	fs.StringVar(&o.goal, "goal", "", "keep working until an evaluator judges `CONDITION` met")
 	fs.IntVar(&o.maxBudgetTokens, "max-budget-tokens", 0, "stop the run after `N` tokens (0 = no limit)")
@@ -121,7 +113,28 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run shell commands without the sandbox (explicit; no permission mode implies it)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
-	// Claude Code's spellings, hidden from --help.
+	claudeAliases(fs)
+	return fs
+}
+
+// permissionFlags declares the flags that decide what may run unasked: the
+// mode and its shorthands, extra rules and directories. Sessions and `hew
+// mcp serve` take the same ones.
+func permissionFlags(fs *pflag.FlagSet, o *options) {
+	fs.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
+	fs.BoolVar(&o.plan, "plan", false, "shorthand for --permission-mode plan")
+	fs.BoolVar(&o.acceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
+	fs.BoolVar(&o.yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
+	fs.BoolVar(&o.dontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
+	fs.BoolVar(&o.auto, "auto", false, "shorthand for --permission-mode auto")
+	fs.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
+	fs.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
+	fs.StringArrayVar(&o.addDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
+}
+
+// claudeAliases adds Claude Code's spellings of the permission flags,
+// hidden from --help.
+func claudeAliases(fs *pflag.FlagSet) {
 	alias := func(name, of string) {
 		fs.Var(fs.Lookup(of).Value, name, "same as --"+of)
 		f := fs.Lookup(name)
@@ -131,7 +144,6 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	alias("allowedTools", "allowed-tools")
 	alias("disallowedTools", "disallowed-tools")
 	alias("dangerously-skip-permissions", "yolo")
-	return fs
 }
 
 // parseFlags parses the root command line (args without the program name).

@@ -16,19 +16,9 @@ func serveFlags(args []string) (*options, error) {
 	o := &options{maxTurns: 50, print: true} // stdin is the protocol: never ask
 	fs := pflag.NewFlagSet("hew mcp serve", pflag.ContinueOnError)
 	fs.SetOutput(discard{})
-	fs.StringVar(&o.permissionMode, "permission-mode", "", "")
-	fs.BoolVar(&o.plan, "plan", false, "")
-	fs.BoolVar(&o.acceptEdits, "accept-edits", false, "")
-	fs.BoolVar(&o.yolo, "yolo", false, "")
-	fs.BoolVar(&o.dontAsk, "dont-ask", false, "")
-	fs.BoolVar(&o.auto, "auto", false, "")
-	fs.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "")
-	fs.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "")
-	fs.StringArrayVar(&o.addDirs, "add-dir", nil, "")
+	permissionFlags(fs, o)
 	fs.BoolVar(&o.trustProject, "trust-project", false, "")
-	fs.Var(fs.Lookup("allowed-tools").Value, "allowedTools", "")
-	fs.Var(fs.Lookup("disallowed-tools").Value, "disallowedTools", "")
-	fs.BoolVar(&o.yolo, "dangerously-skip-permissions", false, "")
+	claudeAliases(fs)
 	if err := fs.Parse(cmdutil.ExpandRuleFlags(args)); err != nil {
 		return nil, usagef("hew mcp serve: %v (it takes --permission-mode, --plan, --accept-edits, --yolo, --dont-ask, --auto, --allowed-tools, --disallowed-tools, --add-dir, --trust-project)", err)
 	}
