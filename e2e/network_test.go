@@ -69,6 +69,20 @@ func TestSandboxNetworkAndWritesHeadless(t *testing.T) {
 	if strings.Join(domains, ",") != "unknown.test,blocked.test" {
 		t.Errorf("permission_denials %v", denials)
 	}
+	// Each refusal is also streamed as it happens, as a permission_denial
+	// line of the call, before that call's tool_result.
+	var streamed []string
+	for _, e := range evs {
+		if e["type"] == "tool_result" && e["id"] == results[0]["id"] {
+			break
+		}
+		if e["type"] == "permission_denial" && e["id"] == results[0]["id"] && e["tool"] == "run_shell" {
+			streamed = append(streamed, e["reason"].(string))
+		}
+	}
+	if len(streamed) != 2 || !strings.Contains(streamed[0], "unknown.test") || !strings.Contains(streamed[1], "blocked.test") {
+		t.Errorf("permission_denial lines before the tool_result: %q", streamed)
+	}
 	if strings.Count(r.stderr+r.stdout, "the sandbox refused") != 1 {
 		t.Errorf("want exactly one user notice about the sandbox, stderr:\n%s", r.stderr)
 	}

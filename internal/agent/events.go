@@ -70,6 +70,9 @@ type ToolFinished struct {
 	Todos   []tools.Todo
 	// Receipt is the call's audit record (for --verbose and the session).
 	Receipt *Receipt
+	// Denials are operations refused while the call ran (a sandboxed
+	// command's network requests); they also end up in the turn's result.
+	Denials []Denial
 }
 
 // PermissionDecided reports a permission decision about a tool call.

@@ -459,7 +459,7 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	p.record("receipt", pr.receipt)
 	rc := pr.receipt
 	p.emit(ToolFinished{ID: call.ID, Name: call.Name, Result: shaped, Display: res.Display, IsError: isErr,
-		Elapsed: rc.End.Sub(start), Todos: res.Todos, Receipt: &rc})
+		Elapsed: rc.End.Sub(start), Todos: res.Todos, Receipt: &rc, Denials: out.denials})
 	return out
 }
 

@@ -349,6 +349,11 @@ func (w *Writer) streamEvent(e agent.Event) {
 			input = e.Receipt.Input
 		}
 		w.announce(e.ID, e.Name, input)
+		// Refusals met while the call ran (the sandbox proxy's) are listed
+		// in the result's permission_denials; stream each one as it happens too.
+		for _, d := range e.Denials {
+			w.line(denialEvent{"permission_denial", e.ID, e.Name, d.Reason, "sandbox"})
+		}
 		content := e.Result
 		if !w.opt.Verbose {
 			content = shorten(content, MaxContent)
