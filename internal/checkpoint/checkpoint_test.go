@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -519,5 +520,84 @@ func TestBulkImportMatchesAdd(t *testing.T) {
 	}
 	if trees[true] != trees[false] {
 		t.Fatalf("bulk import tree %s, git add tree %s", trees[true], trees[false])
+	}
+}
+
+// The copy store (no git) keeps content-addressed copies; pruning a session
+// must also delete the copies only it named, keep what the remaining
+// sessions need (they still undo byte for byte), and leave files written
+// within the grace period (a turn in progress elsewhere) alone.
+func TestPruneSweepsCopyStore(t *testing.T) {
+	root := realDir(t)
+	s := newStore(t, root, false)
+	now := time.Now()
+	s.opts.Now = func() time.Time { return now }
+	turn := func(session, file, before, after string) {
+		t.Helper()
+		write(t, root, file, before)
+		tr := s.Tracker(session)
+		tr.TurnStart("t")
+		call(t, tr, "1", "write_file", `{"file_path":"`+file+`"}`, func() { write(t, root, file, after) })
+		if err := tr.TurnEnd(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn("old", "a.txt", "only the old session had this\n", "old after\n")
+	turn("new", "b.txt", "the new session needs this\n", "new after\n")
+	blobs := func() map[string]bool {
+		out := map[string]bool{}
+		filepath.WalkDir(filepath.Join(s.dir, "blobs"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				out[d.Name()] = true
+			}
+			return nil
+		})
+		return out
+	}
+	all := blobs()
+	if len(all) != 4 {
+		t.Fatalf("want 4 copies before pruning, got %d", len(all))
+	}
+	// Everything so far is two days old; then a stray copy appears now (a
+	// turn in progress in another process).
+	past := now.Add(-48 * time.Hour)
+	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, past, past)
+		}
+		return nil
+	})
+	fresh := filepath.Join(s.dir, "blobs", "ff", "ff"+strings.Repeat("0", 62))
+	os.MkdirAll(filepath.Dir(fresh), 0o755)
+	os.WriteFile(fresh, []byte("in progress"), 0o644)
+	old := now.Add(-40 * 24 * time.Hour)
+	os.Chtimes(s.logPath("old"), old, old)
+
+	if n, err := s.Prune(); err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v", n, err)
+	}
+	left := blobs()
+	for _, want := range []string{"the new session needs this\n", "new after\n"} {
+		if !left[sha256Hex([]byte(want))] {
+			t.Errorf("the copy of %q, still needed, was deleted", want)
+		}
+	}
+	for _, gone := range []string{"only the old session had this\n", "old after\n"} {
+		if left[sha256Hex([]byte(gone))] {
+			t.Errorf("the copy of %q (pruned session only) is still there", gone)
+		}
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a copy written within the grace period was deleted: %v", err)
+	}
+	plan, err := s.PlanUndo("new", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "b.txt")); string(got) != "the new session needs this\n" {
+		t.Errorf("undo after pruning: b.txt = %q", got)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/hew-dev/hew/internal/fsutil"
 )
@@ -104,6 +106,10 @@ func (c *copyBackend) store(rel string) (Version, error) {
 	}
 	p := c.blobPath(v.Hash)
 	if _, err := os.Stat(p); err == nil {
+		// Freshen it: a sweep leaves files touched within copyGrace alone,
+		// and this one is about to be named by a new manifest.
+		now := c.s.opts.Now()
+		os.Chtimes(p, now, now)
 		return v, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -133,6 +139,8 @@ func (c *copyBackend) writeManifest(m map[string]Version) (string, error) {
 	id := sha256Hex(data)[:40]
 	p := c.manifestPath(id)
 	if _, err := os.Stat(p); err == nil {
+		now := c.s.opts.Now()
+		os.Chtimes(p, now, now) // freshen, as store does for blobs
 		return id, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -216,4 +224,67 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
+}
+
+// copyGrace is how long a manifest or blob no session names yet is kept: a
+// turn in progress (in this process or another) has written its snapshot
+// but not yet the turn record that names it.
+const copyGrace = 24 * time.Hour
+
+// sweep deletes the manifests and blobs that no remaining session's turns
+// name (their sessions were pruned), except files modified after keepAfter.
+// It is the copy store's counterpart of git's gc.
+func (c *copyBackend) sweep(keepAfter time.Time) {
+	sessions, err := c.s.Sessions()
+	if err != nil {
+		return
+	}
+	manifests, blobs := map[string]bool{}, map[string]bool{}
+	for _, si := range sessions {
+		turns, err := c.s.Turns(si.ID)
+		if err != nil {
+			return // unsure what is referenced: delete nothing
+		}
+		for _, t := range turns {
+			manifests[t.Before], manifests[t.After] = true, true
+		}
+	}
+	for id := range manifests {
+		m, err := c.manifest(id)
+		if err != nil {
+			continue // already gone, or unreadable: nothing it names can be restored anyway
+		}
+		for _, v := range m {
+			if v.Exists {
+				blobs[v.Hash] = true
+			}
+		}
+	}
+	old := func(d fs.DirEntry) bool {
+		fi, err := d.Info()
+		return err == nil && d.Type().IsRegular() && fi.ModTime().Before(keepAfter)
+	}
+	if entries, err := os.ReadDir(filepath.Join(c.s.dir, "manifests")); err == nil {
+		for _, e := range entries {
+			id := strings.TrimSuffix(e.Name(), ".json")
+			if !manifests[id] && old(e) {
+				os.Remove(filepath.Join(c.s.dir, "manifests", e.Name()))
+			}
+		}
+	}
+	root := filepath.Join(c.s.dir, "blobs")
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if !blobs[d.Name()] && old(d) {
+			os.Remove(path)
+		}
+		return nil
+	})
+	if dirs, err := os.ReadDir(root); err == nil {
+		for _, d := range dirs {
+			os.Remove(filepath.Join(root, d.Name())) // only succeeds when empty
+		}
+	}
 }

@@ -75,10 +75,13 @@ func (s *Store) prune() (int, error) {
 	}
 	sessions = kept
 	gc := func() {
-		if g, ok := s.be.(*gitBackend); ok {
+		switch be := s.be.(type) {
+		case *gitBackend:
 			// Objects written in the last hour may belong to a snapshot
 			// another process is taking right now: leave them.
-			g.run("", nil, "gc", "-q", "--prune=1.hour.ago")
+			be.run("", nil, "gc", "-q", "--prune=1.hour.ago")
+		case *copyBackend:
+			be.sweep(s.opts.Now().Add(-copyGrace))
 		}
 	}
 	if dropped > 0 {
