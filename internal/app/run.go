@@ -12,6 +12,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/ui/headless"
 )
@@ -99,6 +100,37 @@ func (a *cli) runOnce(o *options, text string, interactive bool) int {
 	if interactive {
 		return a.runInteractiveOnce(o, text)
 	}
+	return a.runHeadless(o, func(ctx context.Context, w *headless.Writer, sess *core.Session) int {
+		res := w.Run(ctx, sess, text)
+		if err := w.Err(); err != nil && res.StopReason == agent.StopCompleted {
+			return a.errorf(ExitError, "writing output: %v", err)
+		}
+		return exitCode(res)
+	})
+}
+
+// runStreamInput holds a conversation with a program over stdin/stdout
+// (--input-format stream-json). The exit code is that of the last turn (0
+// when there was none); a bad last line is a usage error.
+func (a *cli) runStreamInput(o *options, first string) int {
+	return a.runHeadless(o, func(ctx context.Context, w *headless.Writer, sess *core.Session) int {
+		res, err := w.Converse(ctx, sess, a.stdin, first)
+		var bad *headless.InputError
+		switch {
+		case errors.Is(err, context.Canceled):
+			return ExitInterrupted
+		case errors.As(err, &bad):
+			return ExitUsage
+		case err != nil:
+			return a.errorf(ExitError, "reading stdin: %v", err)
+		}
+		return exitCode(res)
+	})
+}
+
+// runHeadless builds a session whose events go to a headless writer and
+// hands both to run, with a context cancelled by Ctrl+C.
+func (a *cli) runHeadless(o *options, run func(context.Context, *headless.Writer, *core.Session) int) int {
 	format, _ := headless.ParseFormat(o.outputFormat)
 	w := headless.New(headless.Options{Format: format, Out: a.stdout, Err: a.stderr, Verbose: o.verbose})
 	sess, err := a.newSession(o, func(*config.Settings) frontEnd { return frontEnd{emit: w.Handle} })
@@ -108,18 +140,7 @@ func (a *cli) runOnce(o *options, text string, interactive bool) int {
 	defer a.closeSession(sess)
 	ctx, stop := signalContext()
 	defer stop()
-
-	_ = sess.Prepare(ctx) // a failure is the turn's error result, after Init
-	w.Start(headless.Init{
-		SessionID: sess.ID(), Model: sess.Model(), Provider: sess.ProviderName(),
-		Tools: sess.ToolNames(), PermissionMode: string(sess.Mode()), Cwd: sess.Root(),
-	})
-	res := sess.Submit(ctx, text)
-	w.Finish(res)
-	if err := w.Err(); err != nil && res.StopReason == agent.StopCompleted {
-		return a.errorf(ExitError, "writing output: %v", err)
-	}
-	return exitCode(res)
+	return run(ctx, w, sess)
 }
 
 // exitCode maps a turn's stop reason to the SPEC's exit codes.
