@@ -68,7 +68,9 @@ func TestUndoAndRewindUnderTmux(t *testing.T) {
 		t.Errorf("a.txt still there after rewinding the code to before message 1 (err %v)", err)
 	}
 	ts.send("y", "Enter")
-	ts.waitFor("the rewind answer", func(sc string) bool { return strings.Contains(sc, "The conversation is back to before message 1 (0 messages kept).") })
+	ts.waitFor("the rewind answer", func(sc string) bool {
+		return strings.Contains(sc, "The conversation is back to before message 1 (0 messages kept).")
+	})
 
 	ts.send("start over", "Enter")
 	ts.waitFor("a turn after the rewind", func(sc string) bool { return strings.Contains(sc, "A fresh start.") })
