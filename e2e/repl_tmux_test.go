@@ -8,12 +8,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/testenv"
 )
+
+// tmuxServers numbers the tmux servers this test process starts.
+var tmuxServers atomic.Int64
 
 // tmuxSession drives a program in a detached tmux pane.
 type tmuxSession struct {
@@ -25,7 +29,8 @@ type tmuxSession struct {
 func startTmux(t *testing.T, dir string, env []string, command string) *tmuxSession {
 	t.Helper()
 	testenv.Tool(t, "tmux")
-	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-e2e-%d", os.Getpid()), name: "repl"}
+	// A socket (a tmux server) per call, so tests in parallel never share one.
+	ts := &tmuxSession{t: t, socket: fmt.Sprintf("hew-e2e-%d-%d", os.Getpid(), tmuxServers.Add(1)), name: "repl"}
 	var exports strings.Builder
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")

@@ -17,7 +17,6 @@ import (
 // them and is remembered in $HEW_HOME/trusted.json, so the next run does
 // not ask; a change to those settings asks again, and "n" leaves them off.
 func TestTrustPromptUnderTmux(t *testing.T) {
-	// Not parallel: startTmux's socket is per process.
 	s := newSandbox(t, false)
 	s.write(".hew/settings.json", `{"hooks": {"SessionStart": [{"command": "touch hook-ran"}]},
 	  "permissions": {"defaultMode": "acceptEdits"}}`)
