@@ -16,50 +16,21 @@ import (
 //go:embed *.md
 var descriptions embed.FS
 
+// builtin is the Spec of a built-in tool: NAME.md of this package and its schema.
+func builtin(name, schema string) Spec { return NewSpec(descriptions, name, schema) }
+
 // RegisterBuiltins adds hew's built-in tools to r in the fixed order the
 // model sees them (SPEC section 4). skill and agent belong to other packages.
 func RegisterBuiltins(r *Registry) {
-	r.Register(ReadFile{})
-	r.Register(WriteFile{})
-	r.Register(EditFile{})
-	r.Register(ListFiles{})
-	r.Register(GrepSearch{})
-	r.Register(RunShell{})
-	r.Register(WebFetch{})
-	r.Register(TodoWrite{})
+	r.Register(ReadFile{readFileSpec})
+	r.Register(WriteFile{writeFileSpec})
+	r.Register(EditFile{editFileSpec})
+	r.Register(ListFiles{listFilesSpec})
+	r.Register(GrepSearch{grepSearchSpec})
+	r.Register(RunShell{runShellSpec})
+	r.Register(WebFetch{webFetchSpec})
+	r.Register(TodoWrite{todoWriteSpec})
 	r.Register(NewToolSearch(r))
-}
-
-// meta carries the static parts of a built-in tool: name, embedded
-// description and constant compacted schema, so every request sees the
-// same bytes.
-type meta struct {
-	name   string
-	desc   string
-	schema json.RawMessage
-}
-
-// Name implements Tool.
-func (m meta) Name() string { return m.name }
-
-// Description implements Tool.
-func (m meta) Description() string { return m.desc }
-
-// Schema implements Tool.
-func (m meta) Schema() json.RawMessage { return m.schema }
-
-// newMeta loads NAME.md and compacts the schema; it panics at init on a
-// malformed built-in schema (caught by the tests).
-func newMeta(name, schema string) meta {
-	d, err := descriptions.ReadFile(name + ".md")
-	if err != nil {
-		panic(fmt.Sprintf("tools: missing description %s.md: %v", name, err))
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(schema)); err != nil {
-		panic(fmt.Sprintf("tools: schema of %s: %v", name, err))
-	}
-	return meta{name: name, desc: strings.TrimSpace(string(d)), schema: buf.Bytes()}
 }
 
 // decode unmarshals validated input into T ({} when empty).

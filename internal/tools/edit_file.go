@@ -15,9 +15,9 @@ import (
 )
 
 // EditFile is the edit_file tool.
-type EditFile struct{}
+type EditFile struct{ Spec }
 
-var editFileMeta = newMeta("edit_file", `{
+var editFileSpec = builtin("edit_file", `{
  "type": "object",
  "properties": {
   "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the project root"},
@@ -35,15 +35,6 @@ type editFileInput struct {
 	NewString  string `json:"new_string"`
 	ReplaceAll bool   `json:"replace_all"`
 }
-
-// Name implements Tool.
-func (EditFile) Name() string { return editFileMeta.name }
-
-// Description implements Tool.
-func (EditFile) Description() string { return editFileMeta.desc }
-
-// Schema implements Tool.
-func (EditFile) Schema() json.RawMessage { return editFileMeta.schema }
 
 // ReadOnly implements Tool.
 func (EditFile) ReadOnly(json.RawMessage) bool { return false }

@@ -114,13 +114,13 @@ func TestEditFileTool(t *testing.T) {
 	p := writeTestFile(t, env, "pkg/a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n")
 	in := map[string]any{"file_path": "pkg/a.go", "old_string": "return 1", "new_string": "return 2"}
 
-	if _, err := call(t, env, EditFile{}, in); err == nil || !strings.Contains(err.Error(), "read_file first") {
+	if _, err := call(t, env, EditFile{editFileSpec}, in); err == nil || !strings.Contains(err.Error(), "read_file first") {
 		t.Fatalf("edit before read: %v", err)
 	}
-	if _, err := call(t, env, ReadFile{}, map[string]any{"file_path": "pkg/a.go"}); err != nil {
+	if _, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "pkg/a.go"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := call(t, env, EditFile{}, in)
+	res, err := call(t, env, EditFile{editFileSpec}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,26 +136,26 @@ func TestEditFileTool(t *testing.T) {
 		t.Errorf("display is not a unified diff: %q", res.Display)
 	}
 	// The tool's own write refreshed the receipt: a second edit works.
-	if _, err := call(t, env, EditFile{}, map[string]any{"file_path": "pkg/a.go", "old_string": "A()", "new_string": "B()"}); err != nil {
+	if _, err := call(t, env, EditFile{editFileSpec}, map[string]any{"file_path": "pkg/a.go", "old_string": "A()", "new_string": "B()"}); err != nil {
 		t.Fatalf("edit after own edit: %v", err)
 	}
 	// Applying the first edit again changes nothing. A one-line edit has no
 	// context after the change, so hew cannot confirm it was made: it says
 	// where new_string occurs instead of claiming success (issue 12.1).
 	before := readTestFile(t, p)
-	_, err = call(t, env, EditFile{}, map[string]any{"file_path": "pkg/a.go", "old_string": "return 1", "new_string": "return 2"})
+	_, err = call(t, env, EditFile{editFileSpec}, map[string]any{"file_path": "pkg/a.go", "old_string": "return 1", "new_string": "return 2"})
 	if err == nil || !strings.Contains(err.Error(), "already occurs at line 4") || readTestFile(t, p) != before {
 		t.Errorf("re-apply: %v", err)
 	}
 	// With context on both sides the repeat is recognised as done.
-	res, err = call(t, env, EditFile{}, map[string]any{"file_path": "pkg/a.go", "old_string": "{\n\treturn 1\n}", "new_string": "{\n\treturn 2\n}"})
+	res, err = call(t, env, EditFile{editFileSpec}, map[string]any{"file_path": "pkg/a.go", "old_string": "{\n\treturn 1\n}", "new_string": "{\n\treturn 2\n}"})
 	if err != nil || !strings.Contains(res.Content, "already in place") || readTestFile(t, p) != before {
 		t.Errorf("re-apply with context: %v %q", err, res.Content)
 	}
 	// An external change invalidates the receipt.
 	time.Sleep(10 * time.Millisecond)
 	os.WriteFile(p, []byte(before+"// user edit\n"), 0o644)
-	if _, err := call(t, env, EditFile{}, map[string]any{"file_path": "pkg/a.go", "old_string": "B()", "new_string": "C()"}); err == nil || !strings.Contains(err.Error(), "re-read") {
+	if _, err := call(t, env, EditFile{editFileSpec}, map[string]any{"file_path": "pkg/a.go", "old_string": "B()", "new_string": "C()"}); err == nil || !strings.Contains(err.Error(), "re-read") {
 		t.Fatalf("edit after external change: %v", err)
 	}
 	if !strings.Contains(readTestFile(t, p), "// user edit") {
@@ -176,7 +176,7 @@ func TestEditFileChecks(t *testing.T) {
 		{map[string]any{"file_path": "a.txt", "old_string": "x", "new_string": 3}, "new_string: must be a string"},
 	}
 	for _, tc := range cases {
-		_, err := call(t, env, EditFile{}, tc.in)
+		_, err := call(t, env, EditFile{editFileSpec}, tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.in, err, tc.want)
 		}
@@ -185,13 +185,13 @@ func TestEditFileChecks(t *testing.T) {
 
 func TestEditCreatesFileWithEmptyOld(t *testing.T) {
 	env := testEnv(t)
-	if _, err := call(t, env, EditFile{}, map[string]any{"file_path": "new/dir/f.txt", "old_string": "", "new_string": "hi\n"}); err != nil {
+	if _, err := call(t, env, EditFile{editFileSpec}, map[string]any{"file_path": "new/dir/f.txt", "old_string": "", "new_string": "hi\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTestFile(t, filepath.Join(env.Root, "new/dir/f.txt")); got != "hi\n" {
 		t.Errorf("got %q", got)
 	}
-	if _, err := call(t, env, EditFile{}, map[string]any{"file_path": "new/dir/f.txt", "old_string": "", "new_string": "again"}); err == nil {
+	if _, err := call(t, env, EditFile{editFileSpec}, map[string]any{"file_path": "new/dir/f.txt", "old_string": "", "new_string": "again"}); err == nil {
 		t.Error("empty old_string on an existing file was accepted")
 	}
 }

@@ -28,9 +28,9 @@ var GrepTimeout = 30 * time.Second
 var GrepBackend = "auto"
 
 // GrepSearch is the grep_search tool.
-type GrepSearch struct{}
+type GrepSearch struct{ Spec }
 
-var grepSearchMeta = newMeta("grep_search", `{
+var grepSearchSpec = builtin("grep_search", `{
  "type": "object",
  "properties": {
   "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for"},
@@ -62,15 +62,6 @@ type grepInput struct {
 	Type       string `json:"type"`
 	HeadLimit  int    `json:"head_limit"`
 }
-
-// Name implements Tool.
-func (GrepSearch) Name() string { return grepSearchMeta.name }
-
-// Description implements Tool.
-func (GrepSearch) Description() string { return grepSearchMeta.desc }
-
-// Schema implements Tool.
-func (GrepSearch) Schema() json.RawMessage { return grepSearchMeta.schema }
 
 // ReadOnly implements Tool.
 func (GrepSearch) ReadOnly(json.RawMessage) bool { return true }

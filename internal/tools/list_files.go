@@ -17,9 +17,9 @@ import (
 const ListMax = 200
 
 // ListFiles is the list_files tool.
-type ListFiles struct{}
+type ListFiles struct{ Spec }
 
-var listFilesMeta = newMeta("list_files", `{
+var listFilesSpec = builtin("list_files", `{
  "type": "object",
  "properties": {
   "pattern": {"type": "string", "description": "Glob pattern, e.g. **/*.go (default: all files)"},
@@ -32,15 +32,6 @@ type listFilesInput struct {
 	Pattern string `json:"pattern"`
 	Path    string `json:"path"`
 }
-
-// Name implements Tool.
-func (ListFiles) Name() string { return listFilesMeta.name }
-
-// Description implements Tool.
-func (ListFiles) Description() string { return listFilesMeta.desc }
-
-// Schema implements Tool.
-func (ListFiles) Schema() json.RawMessage { return listFilesMeta.schema }
 
 // ReadOnly implements Tool.
 func (ListFiles) ReadOnly(json.RawMessage) bool { return true }

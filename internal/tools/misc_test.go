@@ -33,7 +33,7 @@ func TestRunShell(t *testing.T) {
 		{map[string]any{"command": "sleep 5", "timeout": 100}, []string{"timed out after 100ms"}, true},
 	}
 	for _, tc := range cases {
-		res, err := call(t, env, RunShell{}, tc.in)
+		res, err := call(t, env, RunShell{runShellSpec}, tc.in)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.in, err)
 		}
@@ -46,7 +46,7 @@ func TestRunShell(t *testing.T) {
 			t.Errorf("%v: IsError=%v", tc.in, res.IsError)
 		}
 	}
-	if _, err := call(t, env, RunShell{}, map[string]any{"command": "  "}); err == nil || !strings.Contains(err.Error(), "command is empty") {
+	if _, err := call(t, env, RunShell{runShellSpec}, map[string]any{"command": "  "}); err == nil || !strings.Contains(err.Error(), "command is empty") {
 		t.Errorf("empty command: %v", err)
 	}
 }
@@ -63,7 +63,7 @@ func TestRunShellUsesEnvShell(t *testing.T) {
 	sh := &recordingShell{}
 	env.Shell = sh
 	env.Env = []string{"A=1"}
-	res, err := call(t, env, RunShell{}, map[string]any{"command": "make", "timeout": 900})
+	res, err := call(t, env, RunShell{runShellSpec}, map[string]any{"command": "make", "timeout": 900})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestRunShellUsesEnvShell(t *testing.T) {
 	if !strings.Contains(res.Content, "sandboxed\nexit code 0\n[sandbox: landlock]") {
 		t.Errorf("content %q", res.Content)
 	}
-	if _, err := call(t, env, RunShell{}, map[string]any{"command": "make"}); err != nil || sh.got.TimeoutMS != 120000 {
+	if _, err := call(t, env, RunShell{runShellSpec}, map[string]any{"command": "make"}); err != nil || sh.got.TimeoutMS != 120000 {
 		t.Errorf("default timeout %d", sh.got.TimeoutMS)
 	}
 }
@@ -128,7 +128,7 @@ func TestWebFetch(t *testing.T) {
 	}
 	env := testEnv(t)
 	for _, tc := range cases {
-		res, err := call(t, env, WebFetch{}, map[string]any{"url": srv.URL + tc.path})
+		res, err := call(t, env, WebFetch{webFetchSpec}, map[string]any{"url": srv.URL + tc.path})
 		if tc.errWant != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.errWant) {
 				t.Errorf("%s: err %v, want %q", tc.path, err, tc.errWant)
@@ -153,7 +153,7 @@ func TestWebFetch(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"file:///etc/passwd", "ftp://x/y", "/relative", "http://"} {
-		if _, err := call(t, env, WebFetch{}, map[string]any{"url": bad}); err == nil {
+		if _, err := call(t, env, WebFetch{webFetchSpec}, map[string]any{"url": bad}); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
@@ -165,7 +165,7 @@ func TestTodoWrite(t *testing.T) {
 		{"content": "fix bug", "status": "in_progress"},
 		{"content": "run tests", "status": "pending"},
 	}}
-	res, err := call(t, nil, TodoWrite{}, in)
+	res, err := call(t, nil, TodoWrite{todoWriteSpec}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,10 +175,10 @@ func TestTodoWrite(t *testing.T) {
 	if !strings.Contains(res.Content, "3 items (1 completed, 1 in progress, 1 pending)") || !strings.Contains(res.Content, "[~] fix bug") {
 		t.Errorf("content %q", res.Content)
 	}
-	if _, err := call(t, nil, TodoWrite{}, map[string]any{"todos": []map[string]any{{"content": "x", "status": "done"}}}); err == nil {
+	if _, err := call(t, nil, TodoWrite{todoWriteSpec}, map[string]any{"todos": []map[string]any{{"content": "x", "status": "done"}}}); err == nil {
 		t.Error("bad status accepted")
 	}
-	if _, err := call(t, nil, TodoWrite{}, map[string]any{"todos": []map[string]any{{"content": " ", "status": "pending"}}}); err == nil || !strings.Contains(err.Error(), "empty content") {
+	if _, err := call(t, nil, TodoWrite{todoWriteSpec}, map[string]any{"todos": []map[string]any{{"content": " ", "status": "pending"}}}); err == nil || !strings.Contains(err.Error(), "empty content") {
 		t.Errorf("blank item: %v", err)
 	}
 }
@@ -256,7 +256,7 @@ func TestShape(t *testing.T) {
 	i := strings.Index(got, "offset=")
 	fmt.Sscanf(got[i:], "offset=%d, limit=%d", &off, &lim)
 	env := &Env{Root: t.TempDir(), StateDir: state, Reads: NewReadTracker()}
-	res, err := call(t, env, ReadFile{}, map[string]any{"file_path": saved, "offset": off, "limit": lim})
+	res, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": saved, "offset": off, "limit": lim})
 	if err != nil {
 		t.Fatalf("read back: %v", err)
 	}
@@ -303,7 +303,7 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("Summarize(%s, %s) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
 	}
-	long := Summarize(RunShell{}, "run_shell", mustJSON(t, map[string]string{"command": strings.Repeat("日本語", 50)}))
+	long := Summarize(RunShell{runShellSpec}, "run_shell", mustJSON(t, map[string]string{"command": strings.Repeat("日本語", 50)}))
 	if !utf8.ValidString(long) || !strings.HasSuffix(long, "…)") || utf8.RuneCountInString(long) != len("run_shell()")+SummaryMaxRunes {
 		t.Errorf("long summary %q", long)
 	}
@@ -320,10 +320,10 @@ func TestSubjectAndPreview(t *testing.T) {
 		in            string
 		subject, diff string
 	}{
-		{RunShell{}, `{"command":"make clean","description":"x"}`, "make clean", ""},
-		{WebFetch{}, `{"url":"https://example.com"}`, "https://example.com", ""},
-		{EditFile{}, `{"file_path":"a.txt","old_string":"old","new_string":"new"}`, "a.txt", "+new"},
-		{WriteFile{}, `{"file_path":"a.txt","content":"fresh"}`, "a.txt", "-old"},
+		{RunShell{runShellSpec}, `{"command":"make clean","description":"x"}`, "make clean", ""},
+		{WebFetch{webFetchSpec}, `{"url":"https://example.com"}`, "https://example.com", ""},
+		{EditFile{editFileSpec}, `{"file_path":"a.txt","old_string":"old","new_string":"new"}`, "a.txt", "+new"},
+		{WriteFile{writeFileSpec}, `{"file_path":"a.txt","content":"fresh"}`, "a.txt", "-old"},
 		{nil, `{"path":"src","other":1}`, "src", ""},
 		{nil, `{"n":1}`, `{"n":1}`, ""},
 	} {
@@ -361,7 +361,7 @@ func TestRunShellStreamsWholeOutputToResultFile(t *testing.T) {
 	for _, session := range []string{"sessA", "sessB"} {
 		env.SessionID = session
 		in, _ := json.Marshal(cmd)
-		res, err := RunShell{}.Run(WithCallID(context.Background(), "call_0"), env, in)
+		res, err := RunShell{runShellSpec}.Run(WithCallID(context.Background(), "call_0"), env, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +391,7 @@ func TestRunShellStreamsWholeOutputToResultFile(t *testing.T) {
 	}
 	// A small output leaves no file behind.
 	in, _ := json.Marshal(map[string]any{"command": "echo small"})
-	res, err := RunShell{}.Run(WithCallID(context.Background(), "call_1"), env, in)
+	res, err := RunShell{runShellSpec}.Run(WithCallID(context.Background(), "call_1"), env, in)
 	if err != nil || res.SavedAt != "" {
 		t.Fatalf("small output: %v %+v", err, res)
 	}

@@ -32,9 +32,9 @@ const (
 )
 
 // ReadFile is the read_file tool.
-type ReadFile struct{}
+type ReadFile struct{ Spec }
 
-var readFileMeta = newMeta("read_file", `{
+var readFileSpec = builtin("read_file", `{
  "type": "object",
  "properties": {
   "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the project root"},
@@ -50,15 +50,6 @@ type readFileInput struct {
 	Offset   int    `json:"offset"`
 	Limit    int    `json:"limit"`
 }
-
-// Name implements Tool.
-func (ReadFile) Name() string { return readFileMeta.name }
-
-// Description implements Tool.
-func (ReadFile) Description() string { return readFileMeta.desc }
-
-// Schema implements Tool.
-func (ReadFile) Schema() json.RawMessage { return readFileMeta.schema }
 
 // ReadOnly implements Tool.
 func (ReadFile) ReadOnly(json.RawMessage) bool { return true }

@@ -47,7 +47,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := call(t, env, ReadFile{}, tc.in)
+			res, err := call(t, env, ReadFile{readFileSpec}, tc.in)
 			if tc.errWant != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.errWant) {
 					t.Fatalf("err %v, want %q", err, tc.errWant)
@@ -85,19 +85,19 @@ func TestReadFileSymlinkEscape(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(env.Root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := call(t, env, ReadFile{}, map[string]any{"file_path": "link/secret"})
+	_, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "link/secret"})
 	if err == nil || !strings.Contains(err.Error(), "outside the project root") {
 		t.Fatalf("symlink escape: %v", err)
 	}
 	env.AdditionalDirs = []string{outside}
-	if res, err := call(t, env, ReadFile{}, map[string]any{"file_path": "link/secret"}); err != nil || !strings.Contains(res.Content, "s3cret") {
+	if res, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "link/secret"}); err != nil || !strings.Contains(res.Content, "s3cret") {
 		t.Fatalf("additional dir: %v %q", err, res.Content)
 	}
 }
 
 func TestWriteFile(t *testing.T) {
 	env := testEnv(t)
-	res, err := call(t, env, WriteFile{}, map[string]any{"file_path": "a/b/c.txt", "content": "one\ntwo\n"})
+	res, err := call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": "a/b/c.txt", "content": "one\ntwo\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,37 +109,37 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("display %q", res.Display)
 	}
 	// Own writes count as read: overwriting right away is fine.
-	res, err = call(t, env, WriteFile{}, map[string]any{"file_path": "a/b/c.txt", "content": "one\n2\n"})
+	res, err = call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": "a/b/c.txt", "content": "one\n2\n"})
 	if err != nil || !strings.Contains(res.Content, "+1 -1") || !strings.Contains(res.Display, "-two\n+2") {
 		t.Fatalf("overwrite: %v %q %q", err, res.Content, res.Display)
 	}
 
 	other := writeTestFile(t, env, "existing.sh", "#!/bin/sh\necho hi\n")
 	os.Chmod(other, 0o755)
-	if _, err := call(t, env, WriteFile{}, map[string]any{"file_path": "existing.sh", "content": "x"}); err == nil || !strings.Contains(err.Error(), "read_file first") {
+	if _, err := call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": "existing.sh", "content": "x"}); err == nil || !strings.Contains(err.Error(), "read_file first") {
 		t.Fatalf("overwrite unread: %v", err)
 	}
-	if _, err := call(t, env, ReadFile{}, map[string]any{"file_path": "existing.sh"}); err != nil {
+	if _, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "existing.sh"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(other, []byte("#!/bin/sh\necho changed\n"), 0o755)
-	if _, err := call(t, env, WriteFile{}, map[string]any{"file_path": "existing.sh", "content": "x"}); err == nil || !strings.Contains(err.Error(), "re-read it") {
+	if _, err := call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": "existing.sh", "content": "x"}); err == nil || !strings.Contains(err.Error(), "re-read it") {
 		t.Fatalf("overwrite after external change: %v", err)
 	}
-	if _, err := call(t, env, ReadFile{}, map[string]any{"file_path": "existing.sh"}); err != nil {
+	if _, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "existing.sh"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := call(t, env, WriteFile{}, map[string]any{"file_path": "existing.sh", "content": "#!/bin/sh\necho new\n"}); err != nil {
+	if _, err := call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": "existing.sh", "content": "#!/bin/sh\necho new\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(other); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o755 {
 		t.Errorf("mode %v not kept", fi.Mode().Perm())
 	}
-	if _, err := call(t, env, WriteFile{}, map[string]any{"file_path": "../escape.txt", "content": "x"}); err == nil || !strings.Contains(err.Error(), "outside the project root") {
+	if _, err := call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": "../escape.txt", "content": "x"}); err == nil || !strings.Contains(err.Error(), "outside the project root") {
 		t.Errorf("escape: %v", err)
 	}
 	// Writes may not go to the tool-results dir even though reads may.
-	if _, err := call(t, env, WriteFile{}, map[string]any{"file_path": filepath.Join(env.StateDir, "tool-results", "x.txt"), "content": "x"}); err == nil {
+	if _, err := call(t, env, WriteFile{writeFileSpec}, map[string]any{"file_path": filepath.Join(env.StateDir, "tool-results", "x.txt"), "content": "x"}); err == nil {
 		t.Error("write into tool-results accepted")
 	}
 }
@@ -154,7 +154,7 @@ func TestReadFileLargeGivesFirstWindow(t *testing.T) {
 		fmt.Fprintf(&sb, "line %05d of a large log file with some padding text\n", i)
 	}
 	writeTestFile(t, env, "big.log", sb.String())
-	res, err := call(t, env, ReadFile{}, map[string]any{"file_path": "big.log"})
+	res, err := call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "big.log"})
 	if err != nil {
 		t.Fatalf("large file refused: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestReadFileLargeGivesFirstWindow(t *testing.T) {
 		t.Errorf("first window is %d bytes, more than the result cut (%d)", len(res.Content), DefaultMaxChars)
 	}
 	// Paging on with the offset it names works.
-	res, err = call(t, env, ReadFile{}, map[string]any{"file_path": "big.log", "offset": 19999})
+	res, err = call(t, env, ReadFile{readFileSpec}, map[string]any{"file_path": "big.log", "offset": 19999})
 	if err != nil || !strings.Contains(res.Content, "20000\tline 20000") {
 		t.Fatalf("paging: %v %q", err, res.Content)
 	}

@@ -14,9 +14,9 @@ import (
 )
 
 // RunShell is the run_shell tool.
-type RunShell struct{}
+type RunShell struct{ Spec }
 
-var runShellMeta = newMeta("run_shell", `{
+var runShellSpec = builtin("run_shell", `{
  "type": "object",
  "properties": {
   "command": {"type": "string", "description": "The bash command to run"},
@@ -32,15 +32,6 @@ type runShellInput struct {
 	Timeout     int    `json:"timeout"`
 	Description string `json:"description"`
 }
-
-// Name implements Tool.
-func (RunShell) Name() string { return runShellMeta.name }
-
-// Description implements Tool.
-func (RunShell) Description() string { return runShellMeta.desc }
-
-// Schema implements Tool.
-func (RunShell) Schema() json.RawMessage { return runShellMeta.schema }
 
 // ReadOnly implements Tool.
 func (RunShell) ReadOnly(json.RawMessage) bool { return false }

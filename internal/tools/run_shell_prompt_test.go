@@ -21,20 +21,20 @@ func TestRunShellPromisesInThePrompt(t *testing.T) {
 	env := testEnv(t)
 	sh := &recordingShell{}
 	env.Shell = sh
-	if _, err := call(t, env, RunShell{}, map[string]any{"command": "make", "timeout": 600000}); err != nil || sh.got.TimeoutMS != 600000 {
+	if _, err := call(t, env, RunShell{runShellSpec}, map[string]any{"command": "make", "timeout": 600000}); err != nil || sh.got.TimeoutMS != 600000 {
 		t.Errorf("10-minute timeout: %d %v", sh.got.TimeoutMS, err)
 	}
-	if _, err := call(t, env, RunShell{}, map[string]any{"command": "make", "timeout": 600001}); err == nil {
+	if _, err := call(t, env, RunShell{runShellSpec}, map[string]any{"command": "make", "timeout": 600001}); err == nil {
 		t.Error("a timeout above 10 minutes was accepted")
 	}
 	for _, d := range []string{"2 minutes", "120000", "600000", "no job control"} {
-		if !strings.Contains(RunShell{}.Description(), d) && !strings.Contains(strings.ToLower(RunShell{}.Description()), d) {
+		if !strings.Contains(RunShell{runShellSpec}.Description(), d) && !strings.Contains(strings.ToLower(RunShell{runShellSpec}.Description()), d) {
 			t.Errorf("run_shell.md does not say %q", d)
 		}
 	}
 
 	env = testEnv(t)
-	res, err := call(t, env, RunShell{}, map[string]any{"command": "sleep 5", "timeout": 100})
+	res, err := call(t, env, RunShell{runShellSpec}, map[string]any{"command": "sleep 5", "timeout": 100})
 	if err != nil || !res.IsError || !strings.Contains(res.Content, "timed out after 100ms and was killed") || strings.Contains(res.Content, "background") {
 		t.Errorf("timeout result %q %v", res.Content, err)
 	}
@@ -42,7 +42,7 @@ func TestRunShellPromisesInThePrompt(t *testing.T) {
 	logf := filepath.Join(env.Root, "server.log")
 	pidf := filepath.Join(env.Root, "pid")
 	start := time.Now()
-	res, err = call(t, env, RunShell{}, map[string]any{
+	res, err = call(t, env, RunShell{runShellSpec}, map[string]any{
 		"command": `nohup sh -c 'echo early; sleep 1; echo later; sleep 30' > server.log 2>&1 & echo $! > pid; echo started`,
 		"timeout": 20000,
 	})

@@ -62,7 +62,7 @@ func TestListFiles(t *testing.T) {
 		{in: map[string]any{"pattern": filepath.Join(env.Root, "pkg") + "/*.go"}, want: []string{"pkg/hello.go", "pkg/hello_test.go"}},
 	}
 	for _, tc := range cases {
-		res, err := call(t, env, ListFiles{}, tc.in)
+		res, err := call(t, env, ListFiles{listFilesSpec}, tc.in)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.in, err)
 		}
@@ -83,7 +83,7 @@ func TestListFiles(t *testing.T) {
 			t.Errorf("%v: lacks %q:\n%s", tc.in, tc.contains, res.Content)
 		}
 	}
-	if _, err := call(t, env, ListFiles{}, map[string]any{"path": "/"}); err == nil || !strings.Contains(err.Error(), "outside the project root") {
+	if _, err := call(t, env, ListFiles{listFilesSpec}, map[string]any{"path": "/"}); err == nil || !strings.Contains(err.Error(), "outside the project root") {
 		t.Errorf("outside: %v", err)
 	}
 }
@@ -93,7 +93,7 @@ func TestListFilesCap(t *testing.T) {
 	for i := 0; i < ListMax+7; i++ {
 		writeTestFile(t, env, fmt.Sprintf("f%03d.txt", i), "x")
 	}
-	res, err := call(t, env, ListFiles{}, map[string]any{"pattern": "*.txt"})
+	res, err := call(t, env, ListFiles{listFilesSpec}, map[string]any{"pattern": "*.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestGrepSearch(t *testing.T) {
 			{name: "head limit", in: map[string]any{"pattern": "Hello", "head_limit": 2}, want: []string{"main.go\npkg/hello.go\n[3 more entries omitted"}},
 		}
 		for _, tc := range cases {
-			res, err := call(t, env, GrepSearch{}, tc.in)
+			res, err := call(t, env, GrepSearch{grepSearchSpec}, tc.in)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -159,7 +159,7 @@ func TestGrepSearch(t *testing.T) {
 				}
 			}
 		}
-		if _, err := call(t, env, GrepSearch{}, map[string]any{"pattern": "a(b"}); err == nil || !strings.Contains(err.Error(), "invalid regular expression") {
+		if _, err := call(t, env, GrepSearch{grepSearchSpec}, map[string]any{"pattern": "a(b"}); err == nil || !strings.Contains(err.Error(), "invalid regular expression") {
 			t.Errorf("bad regexp: %v", err)
 		}
 	})
@@ -176,7 +176,7 @@ func TestGrepDoesNotFollowSymlinksOut(t *testing.T) {
 		if err := os.Symlink(outside, filepath.Join(env.Root, "leak.txt")); err != nil {
 			t.Fatal(err)
 		}
-		res, err := call(t, env, GrepSearch{}, map[string]any{"pattern": "TOPSECRET", "output_mode": "content"})
+		res, err := call(t, env, GrepSearch{grepSearchSpec}, map[string]any{"pattern": "TOPSECRET", "output_mode": "content"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestGrepTimeoutIsNotNoMatches(t *testing.T) {
 		old := GrepTimeout
 		GrepTimeout = time.Nanosecond
 		defer func() { GrepTimeout = old }()
-		res, err := call(t, env, GrepSearch{}, map[string]any{"pattern": "Hello"})
+		res, err := call(t, env, GrepSearch{grepSearchSpec}, map[string]any{"pattern": "Hello"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func BenchmarkGrepGOROOT(b *testing.B) {
 					in := mustJSON(b, map[string]any{"pattern": patterns[kind], "output_mode": mode, "head_limit": 100000})
 					b.ReportAllocs()
 					for b.Loop() {
-						res, err := GrepSearch{}.Run(b.Context(), env, in)
+						res, err := GrepSearch{grepSearchSpec}.Run(b.Context(), env, in)
 						if err != nil || res.IsError || !strings.Contains(res.Content, "io") {
 							b.Fatalf("%v %.200s", err, res.Content)
 						}
@@ -250,12 +250,12 @@ func TestSearchesDropDeniedFiles(t *testing.T) {
 			secret := writeTestFile(t, env, "secrets/k.env", "TOPSECRET=1\n")
 			env.DeniedRead = func(tool, abs string) bool { return abs == secret }
 			for _, mode := range []string{"content", "files_with_matches", "count"} {
-				res, err := call(t, env, GrepSearch{}, map[string]any{"pattern": "TOPSECRET", "output_mode": mode})
+				res, err := call(t, env, GrepSearch{grepSearchSpec}, map[string]any{"pattern": "TOPSECRET", "output_mode": mode})
 				if err != nil || !strings.Contains(res.Content, "pub.txt") || strings.Contains(res.Content, "k.env") {
 					t.Errorf("grep %s: %v %q", mode, err, res.Content)
 				}
 			}
-			res, err := call(t, env, ListFiles{}, map[string]any{"pattern": "**/*"})
+			res, err := call(t, env, ListFiles{listFilesSpec}, map[string]any{"pattern": "**/*"})
 			if err != nil || !strings.Contains(res.Content, "pub.txt") || strings.Contains(res.Content, "k.env") {
 				t.Errorf("list: %v %q", err, res.Content)
 			}

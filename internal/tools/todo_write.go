@@ -8,9 +8,9 @@ import (
 )
 
 // TodoWrite is the todo_write tool.
-type TodoWrite struct{}
+type TodoWrite struct{ Spec }
 
-var todoWriteMeta = newMeta("todo_write", `{
+var todoWriteSpec = builtin("todo_write", `{
  "type": "object",
  "properties": {
   "todos": {
@@ -34,15 +34,6 @@ var todoWriteMeta = newMeta("todo_write", `{
 type todoWriteInput struct {
 	Todos []Todo `json:"todos"`
 }
-
-// Name implements Tool.
-func (TodoWrite) Name() string { return todoWriteMeta.name }
-
-// Description implements Tool.
-func (TodoWrite) Description() string { return todoWriteMeta.desc }
-
-// Schema implements Tool.
-func (TodoWrite) Schema() json.RawMessage { return todoWriteMeta.schema }
 
 // ReadOnly implements Tool.
 func (TodoWrite) ReadOnly(json.RawMessage) bool { return false }

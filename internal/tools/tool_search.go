@@ -10,11 +10,11 @@ import (
 )
 
 type toolSearch struct {
-	meta
+	Spec
 	r *Registry
 }
 
-var toolSearchMeta = newMeta("tool_search", `{
+var toolSearchSpec = builtin("tool_search", `{
  "type": "object",
  "properties": {
   "query": {"type": "string", "minLength": 1, "description": "select:NAME[,NAME] to load tools, or words to search tool names and descriptions"}
@@ -25,7 +25,7 @@ var toolSearchMeta = newMeta("tool_search", `{
 
 // NewToolSearch returns the tool_search tool bound to r, whose deferred
 // tools it searches and activates.
-func NewToolSearch(r *Registry) Tool { return &toolSearch{meta: toolSearchMeta, r: r} }
+func NewToolSearch(r *Registry) Tool { return &toolSearch{Spec: toolSearchSpec, r: r} }
 
 type toolSearchInput struct {
 	Query string `json:"query"`

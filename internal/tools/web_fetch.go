@@ -27,9 +27,9 @@ var (
 )
 
 // WebFetch is the web_fetch tool.
-type WebFetch struct{}
+type WebFetch struct{ Spec }
 
-var webFetchMeta = newMeta("web_fetch", `{
+var webFetchSpec = builtin("web_fetch", `{
  "type": "object",
  "properties": {
   "url": {"type": "string", "description": "The http or https URL to fetch"}
@@ -41,15 +41,6 @@ var webFetchMeta = newMeta("web_fetch", `{
 type webFetchInput struct {
 	URL string `json:"url"`
 }
-
-// Name implements Tool.
-func (WebFetch) Name() string { return webFetchMeta.name }
-
-// Description implements Tool.
-func (WebFetch) Description() string { return webFetchMeta.desc }
-
-// Schema implements Tool.
-func (WebFetch) Schema() json.RawMessage { return webFetchMeta.schema }
 
 // ReadOnly: it changes nothing locally, so it may run alongside other
 // reads; whether it may run at all is the permission engine's call.

@@ -16,9 +16,9 @@ import (
 )
 
 // WriteFile is the write_file tool.
-type WriteFile struct{}
+type WriteFile struct{ Spec }
 
-var writeFileMeta = newMeta("write_file", `{
+var writeFileSpec = builtin("write_file", `{
  "type": "object",
  "properties": {
   "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the project root"},
@@ -32,15 +32,6 @@ type writeFileInput struct {
 	FilePath string `json:"file_path"`
 	Content  string `json:"content"`
 }
-
-// Name implements Tool.
-func (WriteFile) Name() string { return writeFileMeta.name }
-
-// Description implements Tool.
-func (WriteFile) Description() string { return writeFileMeta.desc }
-
-// Schema implements Tool.
-func (WriteFile) Schema() json.RawMessage { return writeFileMeta.schema }
 
 // ReadOnly implements Tool.
 func (WriteFile) ReadOnly(json.RawMessage) bool { return false }
