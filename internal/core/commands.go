@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
-	"github.com/hew-dev/hew/internal/wakeup"
+	wakeuptool "github.com/hew-dev/hew/internal/tools/wakeup"
 )
 
 // SkillCommand is a user-invocable skill, runnable as /NAME ARGS.
@@ -49,7 +49,7 @@ func (s *Session) Goal(ctx context.Context, cond string) agent.TurnResult {
 // visible, and whatever wake-up the model asks for decides the next round;
 // again is false when it scheduled none or the round did not complete.
 func (s *Session) LoopRound(ctx context.Context, prompt string) (wait time.Duration, reason string, again bool) {
-	s.o.Registry.Activate(wakeup.Name)
+	s.o.Registry.Activate(wakeuptool.Name)
 	s.wakeup.Begin()
 	res := s.Submit(ctx, prompt+"\n\n(This is one round of a dynamic loop. If the task needs another look later, end the round by calling schedule_wakeup with the delay; if it is done, do not call it.)")
 	w, ok := s.wakeup.Take()

@@ -29,6 +29,7 @@ import (
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
+	wakeuptool "github.com/hew-dev/hew/internal/tools/wakeup"
 	"github.com/hew-dev/hew/internal/wakeup"
 )
 
@@ -130,7 +131,7 @@ type Session struct {
 	rec      *recorder
 	ctxMgr   *compact.Manager
 	plans    *plan.Set
-	wakeup   *wakeup.Tool
+	wakeup   *wakeup.Schedule
 	memory   *memoryParts
 	subagent *subagent.Tool
 	grants   *skillGrants        // inline user skills' allowed-tools, for one turn
@@ -286,8 +287,8 @@ func (s *Session) registerTools() {
 	for _, t := range s.plans.Tools() {
 		reg.Register(t)
 	}
-	s.wakeup = &wakeup.Tool{}
-	reg.Register(s.wakeup)
+	s.wakeup = &wakeup.Schedule{}
+	reg.Register(wakeuptool.New(s.wakeup))
 	s.newMemory()
 }
 

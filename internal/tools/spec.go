@@ -20,6 +20,7 @@ type Spec struct{ s *spec }
 type spec struct {
 	name, rawSchema string
 	fsys            fs.FS
+	verbatim        bool // keep the description's surrounding blank space
 	once            sync.Once
 	desc            string
 	schema          json.RawMessage
@@ -34,6 +35,14 @@ func NewSpec(fsys fs.FS, name, schema string) Spec {
 	return Spec{&spec{name: name, rawSchema: schema, fsys: fsys}}
 }
 
+// Verbatim keeps the description exactly as NAME.md has it, trailing
+// newline included, for tools whose description was always sent so (the
+// bytes of the tool list must not change between versions for no reason).
+// Call it where the Spec is declared.
+func (s Spec) Verbatim() Spec {
+	return Spec{&spec{name: s.s.name, rawSchema: s.s.rawSchema, fsys: s.s.fsys, verbatim: true}}
+}
+
 func (s *spec) load() {
 	s.once.Do(func() {
 		d, err := fs.ReadFile(s.fsys, s.name+".md")
@@ -44,14 +53,18 @@ func (s *spec) load() {
 		if err := json.Compact(&buf, []byte(s.rawSchema)); err != nil {
 			panic(fmt.Sprintf("tools: schema of %s: %v", s.name, err))
 		}
-		s.desc, s.schema = strings.TrimSpace(string(d)), buf.Bytes()
+		s.desc, s.schema = string(d), buf.Bytes()
+		if !s.verbatim {
+			s.desc = strings.TrimSpace(s.desc)
+		}
 	})
 }
 
 // Name implements Tool.
 func (s Spec) Name() string { return s.s.name }
 
-// Description implements Tool: NAME.md without surrounding blank space.
+// Description implements Tool: NAME.md without surrounding blank space
+// (unless Verbatim).
 func (s Spec) Description() string { s.s.load(); return s.s.desc }
 
 // Schema implements Tool: the compacted schema, the same bytes every call.

@@ -1,43 +1,28 @@
 package wakeup
 
 import (
-	"context"
-	"encoding/json"
-	"strings"
+	"errors"
 	"testing"
 	"time"
-
-	"github.com/hew-dev/hew/internal/tools"
 )
 
-func TestScheduleWithinARound(t *testing.T) {
-	w := &Tool{}
-	reg := tools.NewRegistry()
-	reg.Register(w)
-	if reg.Visible(Name) {
-		t.Fatal("schedule_wakeup visible before any dynamic loop")
+func TestScheduleAskWithinARound(t *testing.T) {
+	var s Schedule
+	if _, err := s.Ask(time.Minute, "x"); !errors.Is(err, ErrNoLoop) {
+		t.Fatalf("outside a round: %v", err)
 	}
-	if _, err := w.Run(context.Background(), nil, json.RawMessage(`{"delay_seconds":120,"reason":"x"}`)); err == nil || !strings.Contains(err.Error(), "only inside a dynamic loop") {
-		t.Fatalf("outside a loop: %v", err)
+	s.Begin()
+	if _, err := s.Ask(time.Second, "first"); err != nil {
+		t.Fatal(err)
 	}
-	cases := []struct {
-		secs int
-		want time.Duration
-	}{{120, 2 * time.Minute}, {5, MinDelay}, {99999, MaxDelay}}
-	for _, c := range cases {
-		w.Begin()
-		in, _ := json.Marshal(map[string]any{"delay_seconds": c.secs, "reason": "check the build"})
-		res, err := w.Run(context.Background(), nil, in)
-		if err != nil || !strings.Contains(res.Content, "check the build") {
-			t.Fatalf("%d: %v %q", c.secs, err, res.Content)
-		}
-		r, ok := w.Take()
-		if !ok || r.Delay != c.want || r.Reason != "check the build" {
-			t.Errorf("%d s: got %+v %v, want %s", c.secs, r, ok, c.want)
-		}
+	if _, err := s.Ask(2*time.Hour, " later "); err != nil {
+		t.Fatal(err)
 	}
-	w.Begin()
-	if _, ok := w.Take(); ok {
-		t.Fatal("a round without a call scheduled a wake-up")
+	r, ok := s.Take()
+	if !ok || r.Delay != MaxDelay || r.Reason != "later" {
+		t.Fatalf("got %+v %v: the last request of a round counts, clamped and trimmed", r, ok)
+	}
+	if _, err := s.Ask(time.Minute, "after"); !errors.Is(err, ErrNoLoop) {
+		t.Fatalf("after Take: %v", err)
 	}
 }

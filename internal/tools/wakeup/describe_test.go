@@ -8,7 +8,7 @@ import (
 )
 
 func TestSummary(t *testing.T) {
-	got := tools.Summarize(&Tool{}, Name, json.RawMessage(`{"delay_seconds":60,"reason":"check CI"}`))
+	got := tools.Summarize(New(nil), Name, json.RawMessage(`{"delay_seconds":60,"reason":"check CI"}`))
 	if got != "schedule_wakeup(60s check CI)" {
 		t.Errorf("summary %q", got)
 	}
