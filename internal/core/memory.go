@@ -7,6 +7,7 @@ import (
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/memory"
+	memorytool "github.com/hew-dev/hew/internal/tools/memory"
 )
 
 // memoryParts are the session's long-term memory: the store, the queue of
@@ -31,7 +32,7 @@ func (s *Session) newMemory() {
 		m.capture = &memory.FailureCapture{Q: m.queue}
 	}
 	s.memory = m
-	s.o.Registry.Register(&memory.Tool{Q: m.queue})
+	s.o.Registry.Register(memorytool.New(m.queue))
 }
 
 // sideText sends a side request and counts its usage toward the session.
