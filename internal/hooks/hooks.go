@@ -213,23 +213,42 @@ func (h hook) name() string {
 // fail-closed handling: any failure blocks; for post hooks a failure is
 // only reported.
 func (r *Runner) run(ctx context.Context, h hook, p agent.HookPayload, pre bool) agent.HookOutcome {
-	fail := func(why string) agent.HookOutcome {
-		if pre {
-			return agent.HookOutcome{Block: true, Reason: h.name() + " " + why + "; the call is blocked"}
-		}
-		return agent.HookOutcome{Message: h.name() + " " + why + "; ignored"}
-	}
+	rules := verdictRules{failClosed: pre, blocked: "the call is blocked"}
 	if p.Cwd == "" {
 		p.Cwd = r.cwd
 	}
 	payload, err := json.Marshal(p)
 	if err != nil {
-		return fail("could not be given its input: " + err.Error())
+		return rules.fail(h, "could not be given its input: "+err.Error())
 	}
-	x := r.exec(ctx, h, payload)
+	return rules.interpret(h, r.exec(ctx, h, payload))
+}
+
+// verdictRules say how one event reads a hook's run; tool hooks and
+// lifecycle hooks share the reading and differ only in these.
+type verdictRules struct {
+	failClosed     bool   // a failure blocks (else it is reported and ignored)
+	blocked        string // what a fail-closed failure says was blocked
+	plainIsContext bool   // plain (non-JSON) stdout is context for the model
+	stopBlocks     bool   // "continue": false blocks what the event guards
+}
+
+func (v verdictRules) fail(h hook, why string) agent.HookOutcome {
+	if v.failClosed {
+		return agent.HookOutcome{Block: true, Reason: h.name() + " " + why + "; " + v.blocked}
+	}
+	return agent.HookOutcome{Message: h.name() + " " + why + "; ignored"}
+}
+
+// interpret turns one hook's run into an outcome, as Claude Code reads
+// it: exit 2 blocks with stderr as the reason; exit 0 with a JSON object
+// on stdout is an answer; exit 0 with plain text is success (context for
+// the events that take it). A run that failed otherwise, or a JSON answer
+// that does not parse, follows failClosed.
+func (v verdictRules) interpret(h hook, x execResult) agent.HookOutcome {
 	switch {
 	case x.fail != "":
-		return fail(x.fail)
+		return v.fail(h, x.fail)
 	case x.code == 2:
 		reason := x.errText
 		if reason == "" {
@@ -238,10 +257,21 @@ func (r *Runner) run(ctx context.Context, h hook, p agent.HookPayload, pre bool)
 		return agent.HookOutcome{Block: true, Reason: reason}
 	case x.out == "":
 		return agent.HookOutcome{}
+	case x.out[0] != '{':
+		if v.plainIsContext {
+			return agent.HookOutcome{AdditionalContext: x.out}
+		}
+		return agent.HookOutcome{}
 	}
 	res, err := parseAnswer([]byte(x.out))
 	if err != nil {
-		return fail("printed an invalid answer (" + err.Error() + ")")
+		return v.fail(h, "printed an invalid answer ("+err.Error()+")")
+	}
+	if res.Stop && v.stopBlocks { // "continue": false ends the prompt or the stop for good
+		res.Block = v.failClosed
+		if res.Reason == "" {
+			res.Reason = h.name() + ` answered "continue": false`
+		}
 	}
 	return res
 }

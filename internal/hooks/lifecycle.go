@@ -86,12 +86,13 @@ func (r *Runner) lifecycle(ctx context.Context, p eventPayload, subject string, 
 	if err != nil {
 		return agent.HookOutcome{Block: canBlock, Reason: "hook input: " + err.Error()}
 	}
-	plainContext := p.Event == "UserPromptSubmit" || p.Event == "SessionStart"
+	rules := verdictRules{failClosed: canBlock, blocked: "blocked", stopBlocks: true,
+		plainIsContext: p.Event == "UserPromptSubmit" || p.Event == "SessionStart"}
 	for _, h := range list {
 		if subject != "" && !h.match(subject) {
 			continue
 		}
-		res := r.interpret(h, r.exec(ctx, h, payload), canBlock, plainContext)
+		res := rules.interpret(h, r.exec(ctx, h, payload))
 		out.Message = joinLines(out.Message, res.Message)
 		out.AdditionalContext = joinLines(out.AdditionalContext, res.AdditionalContext)
 		if res.Block {
@@ -103,42 +104,4 @@ func (r *Runner) lifecycle(ctx context.Context, p eventPayload, subject string, 
 		}
 	}
 	return out
-}
-
-// interpret turns one lifecycle hook's run into an outcome.
-func (r *Runner) interpret(h hook, x execResult, canBlock, plainContext bool) agent.HookOutcome {
-	fail := func(why string) agent.HookOutcome {
-		if canBlock {
-			return agent.HookOutcome{Block: true, Reason: h.name() + " " + why + "; blocked"}
-		}
-		return agent.HookOutcome{Message: h.name() + " " + why + "; ignored"}
-	}
-	switch {
-	case x.fail != "":
-		return fail(x.fail)
-	case x.code == 2:
-		reason := x.errText
-		if reason == "" {
-			reason = h.name() + " exited with status 2"
-		}
-		return agent.HookOutcome{Block: true, Reason: reason}
-	case x.out == "":
-		return agent.HookOutcome{}
-	case x.out[0] != '{':
-		if plainContext {
-			return agent.HookOutcome{AdditionalContext: x.out}
-		}
-		return agent.HookOutcome{}
-	}
-	res, err := parseAnswer([]byte(x.out))
-	if err != nil {
-		return fail("printed an invalid answer (" + err.Error() + ")")
-	}
-	if res.Stop { // "continue": false ends the prompt or the stop for good
-		res.Block = canBlock
-		if res.Reason == "" {
-			res.Reason = h.name() + ` answered "continue": false`
-		}
-	}
-	return res
 }
