@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/hooks"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/sandbox"
 )
@@ -47,11 +48,34 @@ func buildBrakes(in brakeInputs) (brakes, error) {
 	if err != nil {
 		return brakes{}, err
 	}
-	sb := sandbox.New(sandboxOptions(in.settings, in.noSandbox, sandbox.Policy{Root: in.root, Extra: probe.AdditionalDirs(), Home: in.homeDir, Getenv: in.getenv}))
+	sb := sandbox.New(sandbox.FromSettings(in.settings, in.noSandbox, sandbox.Policy{Root: in.root, Extra: probe.AdditionalDirs(), Home: in.homeDir, Getenv: in.getenv}))
 	opts.SandboxActive = sb.ConfinesNetwork()
 	eng, err := permission.New(opts)
 	if err != nil {
 		return brakes{}, err
 	}
 	return brakes{eng: eng, sb: sb}, nil
+}
+
+// wireBrakes builds the permission engine, the hooks and the shell runner
+// (sandboxed when possible).
+func (a *cli) wireBrakes(p *parts) error {
+	b, err := buildBrakes(brakeInputs{
+		root: p.root, homeDir: p.homeDir, hewHome: p.home, stateDir: p.stateDir,
+		settings: p.settings, allowed: p.o.allowedTools, disallowed: p.o.disallowedTools, addDirs: p.o.addDirs, getenv: a.env.get, noSandbox: p.o.noSandbox,
+	})
+	if err != nil {
+		return usageErr(err)
+	}
+	p.perms, p.sandbox = b.eng, b.sb
+	p.env.AdditionalDirs = b.eng.AdditionalDirs()
+	p.env.AllowOutside = b.eng.AllowsOutside
+	p.env.DeniedRead = b.eng.DeniesRead
+	p.hooks = hooks.New(p.settings.Hooks, p.root, a.environ)
+	p.env.Shell = b.sb.ProjectShell(p.stateDir)
+	p.sandboxLine = b.sb.Describe()
+	if w := b.sb.StartupWarning(); w != "" {
+		p.notices = append(p.notices, w)
+	}
+	return nil
 }

@@ -49,9 +49,8 @@ type parts struct {
 	notices []string
 	// sandboxLine describes run_shell's confinement for the prompt.
 	sandboxLine string
-	// sandbox confines run_shell; front is who it asks and tells.
+	// sandbox confines run_shell; the session answers its questions.
 	sandbox *sandbox.Sandbox
-	front   *sandboxFront
 }
 
 // frontEnd is what a front-end gives the session: who answers approval
@@ -88,10 +87,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		return nil, err
 	}
 	fe := front(p.settings)
-	if p.front != nil {
-		p.front.ask, p.front.emit = fe.ask, fe.emit
-	}
-	sess, err := core.New(core.Options{
+	return core.New(core.Options{
 		Root: p.root, HewHome: p.home, HomeDir: p.homeDir,
 		Provider: provider, ProviderName: prov.Name, Model: prov.Model,
 		NewProvider: func(model string) (llm.Provider, error) {
@@ -128,10 +124,6 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		MemoryFailureCapture: p.settings.MemoryFailureCapture,
 		MemorySemanticRecall: p.settings.MemorySemanticRecall,
 	})
-	if err == nil && p.front != nil {
-		p.front.mode = sess.Mode // dontAsk refuses domain questions too
-	}
-	return sess, err
 }
 
 // loadSettings starts the parts: where the run is, its settings and mode.

@@ -83,7 +83,7 @@ func (a *cli) doctorCmd(args []string) int {
 		Stdout: a.stdout, Stderr: a.stderr, Root: root, RootErr: err, HewHome: a.hewHome(), UserHome: a.homeDir(),
 		Version: versionString(), Getenv: a.env.get, LookupEnv: a.env.lookup,
 		Sandbox: func(s *config.Settings) *sandbox.Sandbox {
-			return sandbox.New(sandboxOptions(s, false, sandbox.Policy{Root: root, Home: a.homeDir(), Getenv: a.env.get}))
+			return sandbox.New(sandbox.FromSettings(s, false, sandbox.Policy{Root: root, Home: a.homeDir(), Getenv: a.env.get}))
 		},
 		Checkpoints: func(s *config.Settings) *checkpoint.Store { return a.checkpointStore(root, s) },
 	}, args)

@@ -126,3 +126,13 @@ func TestRootHelpListsEveryFlagAndCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestNoSandboxFlag(t *testing.T) {
+	o, err := parseFlags([]string{"--yolo", "-p", "x"})
+	if err != nil || o.noSandbox {
+		t.Fatalf("--yolo implied --no-sandbox: %+v %v", o, err)
+	}
+	if o, err = parseFlags([]string{"--no-sandbox", "-p", "x"}); err != nil || !o.noSandbox {
+		t.Fatalf("--no-sandbox: %+v %v", o, err)
+	}
+}

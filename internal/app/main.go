@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hew-dev/hew/internal/execx"
+	"github.com/hew-dev/hew/internal/sandbox"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,8 +32,8 @@ var Version = "0.1.0-dev"
 // Main runs hew with the process's arguments, streams and environment and
 // returns the exit code. cmd/hew calls it and exits; tests call it directly.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
-	if len(args) > 1 && args[1] == sandboxArg {
-		return sandboxMain(args[2:])
+	if len(args) > 1 && args[1] == sandbox.HelperArg {
+		return sandbox.Main(args[2:])
 	}
 	if len(args) > 1 && args[1] == execx.GuardArg {
 		return execx.GuardMain(args[2:])

@@ -102,8 +102,9 @@ type Options struct {
 	// Trust says in one line whether the project's settings that run code
 	// or widen permissions apply (config.Trust.Summary), for /status.
 	Trust string
-	// Confinement is the session's sandbox (for /status and to stop its
-	// network proxy on Close); nil when there is none.
+	// Confinement is the session's sandbox: the session answers its
+	// questions about domains and shows its notices, reports it in /status
+	// and stops its network proxy on Close; nil when there is none.
 	Confinement *sandbox.Sandbox
 	// Notices are warnings gathered while building (sandbox off, settings),
 	// shown once: in the banner (TakeNotices) or before the first turn.
@@ -195,6 +196,9 @@ func New(o Options) (*Session, error) {
 	o.Env.SessionID = s.rec.ID()
 	if o.Checkpoints != nil {
 		s.ckpt = o.Checkpoints.TrackerFunc(s.ID)
+	}
+	if o.Confinement != nil {
+		o.Confinement.SetFront(s.askDomain, s.sandboxNotice)
 	}
 	s.registerTools()
 	s.ctxMgr = compact.New(compact.Options{

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hew-dev/hew/internal/execx"
 	"github.com/hew-dev/hew/internal/netproxy"
 	"github.com/hew-dev/hew/internal/tools"
 )
@@ -80,4 +81,18 @@ func (sh *shell) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellRe
 		}
 	}
 	return res, err
+}
+
+// ProjectShell is the shell runner of a session in a project whose state
+// directory is stateDir: hew's runner with each command confined by s (when
+// it is in force) and its refusals explained. Where no guard makes commands
+// die with hew (macOS, BSD), running commands are recorded in stateDir and
+// what a killed hew left running there is reaped in the background.
+func (s *Sandbox) ProjectShell(stateDir string) tools.ShellRunner {
+	runner := &execx.Runner{Wrap: s.Wrap, SandboxNote: s.StartupWarning(), Guard: execx.DefaultGuard()}
+	if dir := execx.TrackDir(stateDir); dir != "" {
+		runner.Track = dir
+		go execx.ReapOrphans(dir)
+	}
+	return s.Shell(runner)
 }
