@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/cmd/cmdutil"
+	mcpcmd "github.com/hew-dev/hew/internal/cmd/mcp"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/mcp"
 )
@@ -16,26 +17,22 @@ func (a *cli) mcpCmd(args []string) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	deps := mcp.Deps{
+	cmdOpts := mcpcmd.Options{
 		Context:   ctx,
 		Root:      root,
 		Home:      a.hewHome(),
 		LookupEnv: a.env.lookup,
-		Options:   mcp.Options{Env: a.environ, ClientName: "hew", ClientVersion: Version},
+		Manager:   mcp.Options{Env: a.environ, ClientName: "hew", ClientVersion: Version},
 		Stdin:     a.stdin,
 		UserHome:  a.homeDir(),
+		Stdout:    a.stdout,
+		Stderr:    a.stderr,
+		// Only a trusted project's servers are started to be listed.
+		Settings: func() (*config.Settings, error) { return a.loadTrusted(root, false, false) },
 		KeepTrust: func(write func() error) error {
 			// The user is adding this server: a trusted project stays trusted.
 			return config.KeepTrust(config.Paths{Home: a.hewHome(), Project: root, UserHome: a.homeDir()}, write)
 		},
-	}
-	if len(args) > 0 && args[0] == "list" {
-		// Only a trusted project's servers are started to be listed.
-		settings, err := a.loadTrusted(root, false, false)
-		if err != nil {
-			return a.fail(usageErr(err))
-		}
-		deps.Settings, deps.NoMCPJSON = mcp.FromSettings(settings.MCPServers, deps.Home), true
 	}
 	if len(args) > 0 && args[0] == "serve" && !cmdutil.WantsHelp(args[1:]) {
 		o, err := serveFlags(args[1:])
@@ -51,7 +48,7 @@ func (a *cli) mcpCmd(args []string) int {
 		}
 		defer rt.mcp.Close()
 		// No one can be asked over MCP: what would ask is denied.
-		deps.Executor = agent.NewExecutor(agent.Config{
+		cmdOpts.Executor = agent.NewExecutor(agent.Config{
 			Tools:       rt.registry,
 			Env:         rt.env,
 			Permissions: rt.perms,
@@ -59,7 +56,7 @@ func (a *cli) mcpCmd(args []string) int {
 			Approver:    agent.Headless{Hint: serveHint},
 			Hooks:       rt.hooks,
 		})
-		deps.Registry = rt.registry
+		cmdOpts.Registry = rt.registry
 	}
-	return mcp.Command(args, a.stdout, a.stderr, deps)
+	return mcpcmd.Run(cmdOpts, args)
 }

@@ -69,6 +69,9 @@ type ServerConfig struct {
 	DisabledTools []string
 }
 
+// Target is the server's command line (stdio) or URL, as lists show it.
+func (sc *ServerConfig) Target() string { return target(sc) }
+
 // ConfigError is a server (or file) whose definition is unusable. The other
 // servers still start.
 type ConfigError struct {
@@ -122,7 +125,7 @@ func LoadConfig(opts ConfigOptions) *Config {
 	sources := append([]Source(nil), opts.Settings...)
 	if opts.Root != "" && !opts.NoMCPJSON {
 		p := filepath.Join(opts.Root, ".mcp.json")
-		if src, err := readServersFile(p, ScopeProject); err != nil {
+		if src, err := ReadServers(p, ScopeProject); err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				cfg.Problems = append(cfg.Problems, &ConfigError{Path: p, Err: err})
 			}
@@ -138,7 +141,7 @@ func LoadConfig(opts ConfigOptions) *Config {
 			src, err = parseServersFile([]byte(f), name, ScopeFlag)
 			f = name
 		} else {
-			src, err = readServersFile(f, ScopeFlag)
+			src, err = ReadServers(f, ScopeFlag)
 		}
 		if err != nil {
 			cfg.Problems = append(cfg.Problems, &ConfigError{Path: f, Err: err})
@@ -158,7 +161,7 @@ func LoadConfig(opts ConfigOptions) *Config {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			sc, err := parseServer(name, src.Servers[name], opts.Root, lookup)
+			sc, err := ParseServer(name, src.Servers[name], opts.Root, lookup)
 			if err != nil {
 				bad[name] = &ConfigError{Path: src.Path, Server: name, Err: err}
 				delete(byName, name)
@@ -184,7 +187,11 @@ func LoadConfig(opts ConfigOptions) *Config {
 	return cfg
 }
 
-func readServersFile(path, scope string) (Source, error) {
+// ReadServers reads the mcpServers of one file (a settings file, an
+// .mcp.json or a --mcp-config file) as a Source of scope. A missing file is
+// an error satisfying errors.Is(err, os.ErrNotExist); a broken one names
+// line:col.
+func ReadServers(path, scope string) (Source, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Source{}, err
@@ -240,7 +247,11 @@ type rawServer struct {
 	DisabledTools  []string          `json:"disabledTools"`
 }
 
-func parseServer(name string, raw json.RawMessage, root string, lookup func(string) (string, bool)) (ServerConfig, error) {
+// ParseServer checks one server's definition the way a session reads it
+// and fills in its defaults; lookup resolves ${VAR} (a caller that only
+// validates or shows the definition passes one that keeps the variable).
+// root resolves a relative cwd. Scope and Source are left for the caller.
+func ParseServer(name string, raw json.RawMessage, root string, lookup func(string) (string, bool)) (ServerConfig, error) {
 	if strings.TrimSpace(name) == "" {
 		return ServerConfig{}, errors.New("empty server name")
 	}

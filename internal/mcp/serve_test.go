@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -135,12 +134,5 @@ func TestServeDrivenBySDKClient(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Errorf("Serve returned %v after the client left", err)
-	}
-}
-
-func TestCommandServeWithoutExecutor(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := Command([]string{"serve"}, &out, &errb, Deps{}); code != 1 || !strings.Contains(errb.String(), "executor") {
-		t.Errorf("code %d, stderr %q", code, errb.String())
 	}
 }

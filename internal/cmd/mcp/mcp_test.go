@@ -1,37 +1,18 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/mcp"
 )
-
-func cli(t *testing.T, deps Deps, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Command(args, &out, &errb, deps)
-	return code, out.String(), errb.String()
-}
-
-func readJSON(t *testing.T, path string) map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatalf("%s is not valid JSON after the edit: %v\n%s", path, err, data)
-	}
-	return m
-}
 
 func TestAddRemoveProjectFile(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	deps := Deps{Root: root, Home: home}
+	deps := Options{Root: root, Home: home}
 	code, out, errs := cli(t, deps, "add", "--scope", "project", "fs", "-e", "TOKEN=${TOKEN}", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", ".")
 	if code != 0 {
 		t.Fatalf("add: %d %s", code, errs)
@@ -45,7 +26,7 @@ func TestAddRemoveProjectFile(t *testing.T) {
 		got["env"].(map[string]any)["TOKEN"] != "${TOKEN}" {
 		t.Errorf("written server = %v", got)
 	}
-	cfg := LoadConfig(ConfigOptions{Root: root, LookupEnv: envOf(map[string]string{"TOKEN": "t"})})
+	cfg := mcp.LoadConfig(mcp.ConfigOptions{Root: root, LookupEnv: func(k string) (string, bool) { return map[string]string{"TOKEN": "t"}[k], k == "TOKEN" }})
 	if len(cfg.Servers) != 1 || cfg.Servers[0].Env["TOKEN"] != "t" {
 		t.Errorf("added server must load back: %+v %v", cfg.Servers, cfg.Problems)
 	}
@@ -80,7 +61,7 @@ func TestAddLocalScopePreservesOtherContent(t *testing.T) {
 	if err := os.Chmod(local, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	deps := Deps{Root: root, Home: home}
+	deps := Options{Root: root, Home: home}
 	if code, _, errs := cli(t, deps, "add", "--scope", "local", "new", "--", "srv", "--flag"); code != 0 {
 		t.Fatalf("add: %s", errs)
 	}
@@ -118,7 +99,7 @@ func TestAddLocalScopePreservesOtherContent(t *testing.T) {
 
 func TestCLIUsageErrors(t *testing.T) {
 	root := t.TempDir()
-	deps := Deps{Root: root, Home: t.TempDir()}
+	deps := Options{Root: root, Home: t.TempDir()}
 	tests := []struct {
 		args []string
 		code int
@@ -153,17 +134,15 @@ func TestCLIUsageErrors(t *testing.T) {
 func TestListShowsStateAndToolCount(t *testing.T) {
 	t.Parallel()
 	root, home := t.TempDir(), t.TempDir()
-	raw := helperServer(t, "h", nil)
-	var def map[string]any
-	_ = json.Unmarshal(raw, &def)
-	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"helper": def,
+	doc := mustJSON(map[string]any{"mcpServers": map[string]any{
+		"helper": helperServer(t, ""),
 		"gone":   map[string]any{"command": "/nonexistent/hew-missing"},
 		"bad":    map[string]any{"type": "http"},
 	}})
-	writeFile(t, filepath.Join(root, ".mcp.json"), string(doc))
-	writeFile(t, filepath.Join(home, "settings.json"), `{"mcpServers": {"user-one": {"command": "/nonexistent/u"}}}`)
-	deps := Deps{Root: root, Home: home}
+	writeFile(t, filepath.Join(root, ".mcp.json"), doc)
+	// The user trusts the project, so its servers start.
+	writeFile(t, filepath.Join(home, "settings.json"), `{"trustedDirectories": [`+jsonQuote(root)+`], "mcpServers": {"user-one": {"command": "/nonexistent/u"}}}`)
+	deps := Options{Root: root, Home: home}
 	code, out, errs := cli(t, deps, "list")
 	if code != 0 {
 		t.Fatalf("list: %d %s", code, errs)
@@ -181,7 +160,7 @@ func TestListShowsStateAndToolCount(t *testing.T) {
 		t.Fatalf("no row for %s:\n%s", name, out)
 		return nil
 	}
-	if f := row("helper"); f[1] != "connected" || f[2] != "4" || f[3] != ".mcp.json" {
+	if f := row("helper"); f[1] != "connected" || f[2] != "2" || f[3] != ".mcp.json" {
 		t.Errorf("helper row: %v", f)
 	}
 	if f := row("gone"); f[1] != "failed" || !strings.Contains(strings.Join(f, " "), "error:") {
@@ -195,12 +174,12 @@ func TestListShowsStateAndToolCount(t *testing.T) {
 	}
 
 	code, out, _ = cli(t, deps, "list", "--json")
-	var st []ServerStatus
-	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st) != 4 || st[2].Name != "helper" || st[2].Tools != 4 {
+	var st []mcp.ServerStatus
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st) != 4 || st[2].Name != "helper" || st[2].Tools != 2 {
 		t.Errorf("list --json: %d %s", code, out)
 	}
 
-	empty := Deps{Root: t.TempDir(), Home: t.TempDir()}
+	empty := Options{Root: t.TempDir(), Home: t.TempDir()}
 	if code, out, _ := cli(t, empty, "list"); code != 0 || !strings.Contains(out, "No MCP servers configured") {
 		t.Errorf("empty list: %d %q", code, out)
 	}
@@ -208,7 +187,7 @@ func TestListShowsStateAndToolCount(t *testing.T) {
 
 func TestSubcommandHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"add", "-h"}, {"serve", "--help"}, {"remove", "--help"}} {
-		code, out, _ := cli(t, Deps{}, args...)
+		code, out, _ := cli(t, Options{}, args...)
 		if code != 0 || !strings.Contains(out, "hew mcp serve") {
 			t.Errorf("%v: code %d out %q", args, code, out)
 		}
@@ -217,11 +196,17 @@ func TestSubcommandHelp(t *testing.T) {
 
 func TestAddKeepsServerHelpFlag(t *testing.T) {
 	root := t.TempDir()
-	if code, _, errs := cli(t, Deps{Root: root}, "add", "srv", "--", "tool", "--help"); code != 0 {
+	if code, _, errs := cli(t, Options{Root: root}, "add", "srv", "--", "tool", "--help"); code != 0 {
 		t.Fatal(errs)
 	}
 	args := readJSON(t, filepath.Join(root, ".hew", "settings.local.json"))["mcpServers"].(map[string]any)["srv"].(map[string]any)["args"].([]any)
 	if len(args) != 1 || args[0] != "--help" {
 		t.Errorf("args = %v", args)
+	}
+}
+
+func TestServeWithoutExecutor(t *testing.T) {
+	if code, _, errs := cli(t, Options{}, "serve"); code != 1 || !strings.Contains(errs, "executor") {
+		t.Errorf("code %d, stderr %q", code, errs)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hew-dev/hew/internal/mcp"
 )
 
 // Claude Code's `claude mcp add` command lines, as people type them.
@@ -28,13 +30,13 @@ func TestAddParsesLikeClaudeCode(t *testing.T) {
 	}
 	for _, tc := range tests {
 		root, home := t.TempDir(), t.TempDir()
-		deps := Deps{Root: root, Home: home}
+		deps := Options{Root: root, Home: home}
 		code, out, errs := cli(t, deps, append([]string{"add"}, tc.args...)...)
 		if code != 0 {
 			t.Errorf("%v: exit %d: %s", tc.args, code, errs)
 			continue
 		}
-		path, _ := scopeFile(tc.scope, deps)
+		path, _ := mcp.ScopeFile(tc.scope, deps.Root, deps.Home)
 		if !strings.Contains(out, path) {
 			t.Errorf("%v: output %q does not name %s", tc.args, out, path)
 		}
@@ -99,7 +101,7 @@ func TestAddBadInputWritesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		root, home := t.TempDir(), t.TempDir()
-		code, _, errs := cli(t, Deps{Root: root, Home: home}, tc.args...)
+		code, _, errs := cli(t, Options{Root: root, Home: home}, tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
@@ -113,7 +115,7 @@ func TestAddBadInputWritesNothing(t *testing.T) {
 
 func TestAddJSONAndFromClaude(t *testing.T) {
 	root, home, user := t.TempDir(), t.TempDir(), t.TempDir()
-	deps := Deps{Root: root, Home: home, UserHome: user}
+	deps := Options{Root: root, Home: home, UserHome: user}
 	if code, _, errs := cli(t, deps, "add-json", "-s", "project", "w", ` {"type": "http", "url": "https://a.example/mcp"}`); code != 0 {
 		t.Fatal(errs)
 	}
@@ -139,10 +141,8 @@ func TestAddJSONAndFromClaude(t *testing.T) {
 func TestAddKeepTrustWrapsTheWrite(t *testing.T) {
 	root := t.TempDir()
 	called := 0
-	deps := Deps{Root: root, Home: t.TempDir(), KeepTrust: func(w func() error) error { called++; return w() }}
+	deps := Options{Root: root, Home: t.TempDir(), KeepTrust: func(w func() error) error { called++; return w() }}
 	if code, _, errs := cli(t, deps, "add", "x", "--", "y"); code != 0 || called != 1 {
 		t.Fatalf("%d %q called %d", code, errs, called)
 	}
 }
-
-func jsonQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/spf13/pflag"
 )
 
@@ -26,7 +25,10 @@ type addDef struct {
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var (
+	envName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+)
 
 // usageErr is a problem with the command line: exit 2, nothing written.
 type usageErr struct{ msg string }
@@ -53,7 +55,7 @@ func parseAdd(args []string) (addRequest, error) {
 	}
 	fset := pflag.NewFlagSet("hew mcp add", pflag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	scope := fset.StringP("scope", "s", ScopeLocal, "")
+	scope := fset.StringP("scope", "s", mcp.ScopeLocal, "")
 	transport := fset.StringP("transport", "t", "stdio", "")
 	envs := fset.StringArrayP("env", "e", nil, "")
 	headers := fset.StringArrayP("header", "H", nil, "")
@@ -62,7 +64,7 @@ func parseAdd(args []string) (addRequest, error) {
 		return req, usagef("%v", err)
 	}
 	req.scope = *scope
-	if _, err := scopeFile(req.scope, Deps{Root: "-", Home: "-"}); err != nil {
+	if _, err := mcp.ScopeFile(req.scope, "-", "-"); err != nil {
 		return req, usageErr{err.Error()}
 	}
 	pos := fset.Args()
@@ -150,23 +152,24 @@ func report(stderr io.Writer, verb string, err error) int {
 	return 1
 }
 
-func cmdAdd(args []string, stdout, stderr io.Writer, deps Deps) int {
+func add(o Options, args []string) int {
 	req, err := parseAdd(args)
 	if err != nil {
-		return report(stderr, "add", err)
+		return report(o.Stderr, "add", err)
 	}
 	if req.fromClaude {
-		return importClaude(req.scope, stdout, stderr, deps)
+		return importClaude(o, req.scope)
 	}
 	raw, _ := json.Marshal(req.def)
-	return addServer(req.scope, req.name, raw, stdout, stderr, deps, "add")
+	return addServer(o, req.scope, req.name, raw, "add")
 }
 
-// cmdAddJSON runs `hew mcp add-json [--scope S] NAME JSON`.
-func cmdAddJSON(args []string, stdout, stderr io.Writer, deps Deps) int {
+// addJSON runs `hew mcp add-json [--scope S] NAME JSON`.
+func addJSON(o Options, args []string) int {
+	stderr := o.Stderr
 	fset := pflag.NewFlagSet("hew mcp add-json", pflag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	scope := fset.StringP("scope", "s", ScopeLocal, "")
+	scope := fset.StringP("scope", "s", mcp.ScopeLocal, "")
 	if err := fset.Parse(args); err != nil {
 		return report(stderr, "add-json", usagef("%v", err))
 	}
@@ -180,17 +183,18 @@ func cmdAddJSON(args []string, stdout, stderr io.Writer, deps Deps) int {
 	if !strings.HasPrefix(text, "{") || !json.Valid([]byte(text)) {
 		return report(stderr, "add-json", usagef("the definition is not a JSON object: %s", clipText(text)))
 	}
-	return addServer(*scope, name, json.RawMessage(text), stdout, stderr, deps, "add-json")
+	return addServer(o, *scope, name, json.RawMessage(text), "add-json")
 }
 
 // addServer checks def and writes it to the scope's file, through
-// deps.KeepTrust so a trusted project stays trusted.
-func addServer(scope, name string, def json.RawMessage, stdout, stderr io.Writer, deps Deps, verb string) int {
+// o.KeepTrust so a trusted project stays trusted.
+func addServer(o Options, scope, name string, def json.RawMessage, verb string) int {
+	stdout, stderr := o.Stdout, o.Stderr
 	// Validate as a session would read it; ${VAR} need not be set yet.
-	if _, err := parseServer(name, def, deps.Root, func(string) (string, bool) { return "x", true }); err != nil {
+	if _, err := mcp.ParseServer(name, def, o.Root, func(string) (string, bool) { return "x", true }); err != nil {
 		return report(stderr, verb, usagef("server %q: %v", name, err))
 	}
-	path, err := scopeFile(scope, deps)
+	path, err := mcp.ScopeFile(scope, o.Root, o.Home)
 	if err != nil {
 		return report(stderr, verb, usageErr{err.Error()})
 	}
@@ -198,16 +202,9 @@ func addServer(scope, name string, def json.RawMessage, stdout, stderr io.Writer
 	if err := json.Compact(&compact, def); err != nil {
 		return report(stderr, verb, usagef("%v", err))
 	}
-	write := func() error {
-		return editServers(path, func(servers []member) ([]member, error) {
-			if find(servers, name) >= 0 {
-				return nil, fmt.Errorf("server %q already exists in %s; remove it first", name, path)
-			}
-			return append(servers, member{name, json.RawMessage(compact.Bytes())}), nil
-		})
-	}
-	if deps.KeepTrust != nil {
-		err = deps.KeepTrust(write)
+	write := func() error { return mcp.AddServer(path, name, compact.Bytes()) }
+	if o.KeepTrust != nil {
+		err = o.KeepTrust(write)
 	} else {
 		err = write()
 	}
@@ -218,9 +215,10 @@ func addServer(scope, name string, def json.RawMessage, stdout, stderr io.Writer
 	return 0
 }
 
-// cmdGet runs `hew mcp get NAME`: the definition that a session would use
-// and the file it comes from.
-func cmdGet(args []string, stdout, stderr io.Writer, deps Deps) int {
+// get runs `hew mcp get NAME`: the definition that a session would use,
+// the file it comes from, and whether the project's trust withholds it.
+func get(o Options, args []string) int {
+	stdout, stderr := o.Stdout, o.Stderr
 	fset := pflag.NewFlagSet("hew mcp get", pflag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	asJSON := fset.Bool("json", false, "")
@@ -231,17 +229,10 @@ func cmdGet(args []string, stdout, stderr io.Writer, deps Deps) int {
 		return report(stderr, "get", usagef("need exactly one NAME"))
 	}
 	name := fset.Arg(0)
-	var found *Source
-	for _, sc := range []string{ScopeUser, ScopeProject, ScopeLocal} { // later scopes win
-		paths := []string{}
-		if p, err := scopeFile(sc, deps); err == nil {
-			paths = append(paths, p)
-		}
-		if sc == ScopeProject && deps.Root != "" {
-			paths = append(paths, filepath.Join(deps.Root, ".hew", "settings.json"))
-		}
-		for _, p := range paths {
-			if src, err := readServersFile(p, sc); err == nil {
+	var found *mcp.Source
+	for _, sc := range []string{mcp.ScopeUser, mcp.ScopeProject, mcp.ScopeLocal} { // later scopes win
+		for _, p := range mcp.ScopeFiles(sc, o.Root, o.Home) {
+			if src, err := mcp.ReadServers(p, sc); err == nil {
 				if _, ok := src.Servers[name]; ok {
 					found = &src
 				}
@@ -252,17 +243,30 @@ func cmdGet(args []string, stdout, stderr io.Writer, deps Deps) int {
 		fmt.Fprintf(stderr, "hew mcp get: no server %q (see hew mcp list)\n", name)
 		return 1
 	}
+	why := ""
+	if found.Scope == mcp.ScopeProject || found.Scope == mcp.ScopeLocal {
+		if t, ok := o.trust(); ok {
+			why = withheldReason(t)
+		}
+	}
 	raw := found.Servers[name]
 	if *asJSON {
 		var v any
 		_ = json.Unmarshal(raw, &v)
+		doc := map[string]any{"name": name, "scope": found.Scope, "source": found.Path, "definition": v}
+		if why != "" {
+			doc["withheld"] = why
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(map[string]any{"name": name, "scope": found.Scope, "source": found.Path, "definition": v})
+		_ = enc.Encode(doc)
 		return 0
 	}
 	fmt.Fprintf(stdout, "%s:\n  scope:   %s (%s)\n", name, found.Scope, found.Path)
-	sc, err := parseServer(name, raw, deps.Root, func(k string) (string, bool) { return "${" + k + "}", true })
+	if why != "" {
+		fmt.Fprintf(stdout, "  status:  %s: %s\n", mcp.StateWithheld, why)
+	}
+	sc, err := mcp.ParseServer(name, raw, o.Root, keepVars)
 	if err != nil {
 		fmt.Fprintf(stdout, "  error:   %v\n  raw:     %s\n", err, raw)
 		return 1
@@ -284,33 +288,23 @@ func cmdGet(args []string, stdout, stderr io.Writer, deps Deps) int {
 }
 
 // importClaude copies the servers Claude Code keeps for this project in
-// ~/.claude.json (projects[ROOT].mcpServers) into scope. hew never reads
-// that file on its own: it belongs to another program.
-func importClaude(scope string, stdout, stderr io.Writer, deps Deps) int {
-	if deps.UserHome == "" || deps.Root == "" {
+// ~/.claude.json into scope.
+func importClaude(o Options, scope string) int {
+	stderr := o.Stderr
+	if o.UserHome == "" || o.Root == "" {
 		return report(stderr, "add", errors.New("--from-claude needs the home directory and a project"))
 	}
-	path := filepath.Join(deps.UserHome, ".claude.json")
-	data, err := os.ReadFile(path)
+	path, servers, err := mcp.ClaudeServers(o.UserHome, o.Root)
 	if err != nil {
 		return report(stderr, "add", fmt.Errorf("--from-claude: %w", err))
 	}
-	var doc struct {
-		Projects map[string]struct {
-			MCPServers map[string]json.RawMessage `json:"mcpServers"`
-		} `json:"projects"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return report(stderr, "add", fmt.Errorf("--from-claude: %s: %w", path, jsonError(data, err)))
-	}
-	servers := doc.Projects[deps.Root].MCPServers
 	if len(servers) == 0 {
-		fmt.Fprintf(stderr, "hew mcp add --from-claude: %s has no MCP servers for %s\n", path, deps.Root)
+		fmt.Fprintf(stderr, "hew mcp add --from-claude: %s has no MCP servers for %s\n", path, o.Root)
 		return 1
 	}
 	code := 0
 	for _, name := range sortedKeys(servers) {
-		if c := addServer(scope, name, servers[name], stdout, stderr, deps, "add --from-claude"); c != 0 {
+		if c := addServer(o, scope, name, servers[name], "add --from-claude"); c != 0 {
 			code = 1
 		}
 	}
