@@ -6,7 +6,7 @@ import (
 	"github.com/hew-dev/hew/internal/agent"
 )
 
-// queuePlan is plan.Options.ClearAndRun: the approved plan is carried out
+// queuePlan is plantool.Options.ClearAndRun: the approved plan is carried out
 // in a fresh conversation once the current turn has ended.
 func (s *Session) queuePlan(plan, path string) {
 	s.mu.Lock()

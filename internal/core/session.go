@@ -29,6 +29,7 @@ import (
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
+	plantool "github.com/hew-dev/hew/internal/tools/plan"
 	wakeuptool "github.com/hew-dev/hew/internal/tools/wakeup"
 	"github.com/hew-dev/hew/internal/wakeup"
 )
@@ -131,7 +132,7 @@ type Session struct {
 	agent    *agent.Agent
 	rec      *recorder
 	ctxMgr   *compact.Manager
-	plans    *plan.Set
+	plans    *plantool.Set
 	wakeup   *wakeup.Schedule
 	memory   *memoryParts
 	subagent *subagent.Tool
@@ -280,7 +281,7 @@ func (s *Session) registerTools() {
 	if len(s.o.Skills) > 0 {
 		reg.Register(skills.NewTool(s.o.Skills, s.forkSkill)) // runs context: fork skills
 	}
-	s.plans = plan.NewTools(plan.Options{
+	s.plans = plantool.NewTools(plantool.Options{
 		Mode:        s.Mode,
 		SetMode:     s.SetMode,
 		PlansDir:    filepath.Join(s.o.HewHome, "plans"),

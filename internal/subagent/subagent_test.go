@@ -17,8 +17,8 @@ import (
 	"github.com/hew-dev/hew/internal/llm/mock"
 	"github.com/hew-dev/hew/internal/llm/scenario"
 	"github.com/hew-dev/hew/internal/permission"
-	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/tools"
+	plantool "github.com/hew-dev/hew/internal/tools/plan"
 )
 
 // recorder collects session records.
@@ -229,9 +229,9 @@ func TestChildToolSets(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.typ, func(t *testing.T) {
 			prov := agenttest.NewProvider(agenttest.Step{Text: "done\n## Critical files\n- a.go\nVERDICT: PASS"})
-			ps := plan.NewTools(plan.Options{Mode: func() permission.Mode { return permission.ModeDefault }, SetMode: func(permission.Mode) {}, PlansDir: t.TempDir()})
+			ps := plantool.NewTools(plantool.Options{Mode: func() permission.Mode { return permission.ModeDefault }, SetMode: func(permission.Mode) {}, PlansDir: t.TempDir()})
 			pa := newParent(t, prov, project(t), permission.ModeDefault, append(ps.Tools(), mcpTool)...)
-			pa.cfg.Tools.Activate(plan.EnterName) // even a loaded plan tool stays out of the child
+			pa.cfg.Tools.Activate(plantool.EnterName) // even a loaded plan tool stays out of the child
 			in, _ := json.Marshal(map[string]string{"description": "x", "prompt": "look around", "subagent_type": tc.typ})
 			res, err := pa.tool.Run(context.Background(), pa.cfg.Env, in)
 			if err != nil || res.IsError {

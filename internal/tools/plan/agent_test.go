@@ -15,6 +15,7 @@ import (
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/tools"
+	plantool "github.com/hew-dev/hew/internal/tools/plan"
 )
 
 // TestPlanModeThroughTheAgent runs the whole cycle with the mock model, the
@@ -45,7 +46,7 @@ func TestPlanModeThroughTheAgent(t *testing.T) {
 	tools.RegisterBuiltins(reg)
 	var ag *agent.Agent
 	var decided []string
-	set := plan.NewTools(plan.Options{
+	set := plantool.NewTools(plantool.Options{
 		Decide: func(_ context.Context, text, path string) (plan.Choice, string) {
 			decided = append(decided, text+"|"+path)
 			return plan.ChoiceExecute, ""
