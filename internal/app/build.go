@@ -21,6 +21,7 @@ import (
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/tools"
+	skilltool "github.com/hew-dev/hew/internal/tools/skill"
 	"github.com/hew-dev/hew/internal/ui/render"
 )
 
@@ -174,7 +175,7 @@ func (a *cli) buildTools(p *parts) error {
 	if len(p.skills) > 0 {
 		// Without a session (hew mcp serve) fork skills are refused; the
 		// session registers its own skill tool that runs them.
-		p.registry.Register(skills.NewTool(p.skills, nil))
+		p.registry.Register(skilltool.New(p.skills, nil))
 	}
 	var roleProblems []string
 	p.roles, roleProblems = subagent.LoadRoles(filepath.Join(p.home, "agents"), filepath.Join(p.root, ".hew", "agents"))

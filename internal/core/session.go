@@ -30,6 +30,7 @@ import (
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
 	plantool "github.com/hew-dev/hew/internal/tools/plan"
+	skilltool "github.com/hew-dev/hew/internal/tools/skill"
 	wakeuptool "github.com/hew-dev/hew/internal/tools/wakeup"
 	"github.com/hew-dev/hew/internal/wakeup"
 )
@@ -279,7 +280,7 @@ func (s *Session) registerTools() {
 	})
 	reg.Register(s.subagent)
 	if len(s.o.Skills) > 0 {
-		reg.Register(skills.NewTool(s.o.Skills, s.forkSkill)) // runs context: fork skills
+		reg.Register(skilltool.New(s.o.Skills, s.forkSkill)) // runs context: fork skills
 	}
 	s.plans = plantool.NewTools(plantool.Options{
 		Mode:        s.Mode,

@@ -3,8 +3,6 @@ package skills
 import (
 	"fmt"
 	"strings"
-
-	"github.com/hew-dev/hew/internal/tools"
 )
 
 // Index limits: the prompt lists at most MaxIndexEntries skills and cuts
@@ -38,28 +36,16 @@ func Index(list []Skill) string {
 	return b.String()
 }
 
+// Line is how tool_search lists a skill: its description, cut to the
+// index's length, and how to load it.
+func Line(s Skill) string {
+	return cut(s.Description, maxIndexDesc) + fmt.Sprintf(` (load it: skill {"name": %q})`, s.Name)
+}
+
 func cut(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
 	return strings.TrimSpace(string(r[:n-1])) + "…"
-}
-
-// SearchEntries implements tools.Searchable: tool_search finds skills by
-// name, description and when_to_use, including those the index left out.
-func (t *Tool) SearchEntries() []tools.SearchEntry {
-	out := make([]tools.SearchEntry, 0, len(t.skills))
-	for _, s := range t.skills {
-		if !s.ModelInvocable {
-			continue
-		}
-		out = append(out, tools.SearchEntry{
-			Name: s.Name,
-			Kind: "skill",
-			Line: cut(s.Description, maxIndexDesc) + fmt.Sprintf(` (load it: skill {"name": %q})`, s.Name),
-			Text: s.Description + " " + s.WhenToUse,
-		})
-	}
-	return out
 }

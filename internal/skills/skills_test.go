@@ -2,14 +2,10 @@ package skills
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hew-dev/hew/internal/tools"
 )
 
 func put(t *testing.T, path, body string) {
@@ -227,15 +223,6 @@ func TestIndexSortedCappedAndSearchable(t *testing.T) {
 	if Index(list) != idx {
 		t.Error("index bytes differ between calls")
 	}
-	// The skills past the cap are found through tool_search.
-	reg := tools.NewRegistry()
-	reg.Register(tools.NewToolSearch(reg))
-	reg.Register(NewTool(list, nil))
-	ts, _ := reg.Get("tool_search")
-	res, err := ts.Run(context.Background(), nil, json.RawMessage(`{"query":"s044"}`))
-	if err != nil || !strings.Contains(res.Content, "skill s044: does s044") || !strings.Contains(res.Content, `skill {"name": "s044"}`) {
-		t.Fatalf("tool_search: %v %q", err, res.Content)
-	}
 }
 
 func itoa(i int) string {
@@ -249,39 +236,6 @@ func sortSkills(list []Skill) {
 				list[i], list[j] = list[j], list[i]
 			}
 		}
-	}
-}
-
-func TestSkillTool(t *testing.T) {
-	r := roots(t)
-	put(t, filepath.Join(r.Project, ".hew/skills/deploy/SKILL.md"), "---\ndescription: deploy it\n---\nDeploy $ARGUMENTS from ${HEW_SKILL_DIR}")
-	put(t, filepath.Join(r.Project, ".hew/skills/forky/SKILL.md"), "---\ncontext: fork\nallowed-tools: Read\n---\nInvestigate $1")
-	put(t, filepath.Join(r.Project, ".hew/skills/manual/SKILL.md"), "---\ndisable-model-invocation: true\n---\nm")
-	list := Discover(r)
-	var forked []string
-	tool := NewTool(list, func(_ context.Context, _ *tools.Env, s Skill, prompt string) (tools.Result, error) {
-		forked = append(forked, s.Name+":"+prompt)
-		return tools.Result{Content: "the answer"}, nil
-	})
-	res, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"deploy","arguments":"v2"}`))
-	if err != nil || !strings.Contains(res.Content, "Deploy v2 from "+filepath.Join(r.Project, ".hew/skills/deploy")) || !strings.Contains(res.Content, "Follow these instructions") {
-		t.Fatalf("inline: %v %q", err, res.Content)
-	}
-	res, err = tool.Run(context.Background(), nil, json.RawMessage(`{"name":"forky","arguments":"auth"}`))
-	if err != nil || !strings.HasSuffix(res.Content, "the answer") || strings.Join(forked, "|") != "forky:Investigate auth" {
-		t.Fatalf("fork: %v %q %q", err, res.Content, forked)
-	}
-	if !tool.ReadOnly(json.RawMessage(`{"name":"forky"}`)) || !tool.ReadOnly(json.RawMessage(`{"name":"deploy"}`)) {
-		t.Error("read-only skills")
-	}
-	if _, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"nope"}`)); err == nil || !strings.Contains(err.Error(), "available: deploy, forky") {
-		t.Fatalf("unknown skill error: %v", err)
-	}
-	if _, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"manual"}`)); err == nil || !strings.Contains(err.Error(), "for the user") {
-		t.Fatalf("manual skill: %v", err)
-	}
-	if _, err := NewTool(list, nil).Run(context.Background(), nil, json.RawMessage(`{"name":"forky"}`)); err == nil {
-		t.Fatal("fork without sub-agents should fail")
 	}
 }
 

@@ -1,44 +1,46 @@
-package skills
+// Package skill is the skill tool: the model loads a skill's instructions
+// by name, or runs a fork skill in a sub-agent. Finding, parsing and
+// expanding skills is internal/skills.
+package skill
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/tools"
 )
 
-//go:embed skill_tool.md
-var toolDescription string
+// Name is the tool's name (SPEC section 4).
+const Name = "skill"
 
-var toolSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"the skill's name"},"arguments":{"type":"string","description":"arguments for the skill"}},"required":["name"],"additionalProperties":false}`)
+//go:embed skill.md
+var description embed.FS
+
+var spec = tools.NewSpec(description, Name, `{"type":"object","properties":{"name":{"type":"string","description":"the skill's name"},"arguments":{"type":"string","description":"arguments for the skill"}},"required":["name"],"additionalProperties":false}`).Verbatim()
 
 // ForkFunc runs a fork skill's expanded prompt in a fresh sub-agent limited
 // to the skill's allowed tools and returns the sub-agent's final answer (as
-// the agent tool renders it). The subagent package provides it.
-type ForkFunc func(ctx context.Context, env *tools.Env, s Skill, prompt string) (tools.Result, error)
+// the agent tool renders it). The session provides it (core.Session runs
+// it as a sub-agent task).
+type ForkFunc func(ctx context.Context, env *tools.Env, s skills.Skill, prompt string) (tools.Result, error)
 
 // Tool is the skill tool: it returns a skill's instructions to the model,
 // or for a fork skill the answer of the sub-agent that followed them.
 type Tool struct {
-	skills []Skill
+	tools.Spec
+	skills []skills.Skill
 	fork   ForkFunc
 }
 
-// NewTool makes the skill tool over the discovered skills. fork runs
+// New makes the skill tool over the discovered skills. fork runs
 // context: fork skills; nil refuses them with an error the model can read.
-func NewTool(list []Skill, fork ForkFunc) *Tool { return &Tool{skills: list, fork: fork} }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return "skill" }
-
-// Description implements tools.Tool.
-func (*Tool) Description() string { return toolDescription }
-
-// Schema implements tools.Tool.
-func (*Tool) Schema() json.RawMessage { return toolSchema }
+func New(list []skills.Skill, fork ForkFunc) *Tool {
+	return &Tool{Spec: spec, skills: list, fork: fork}
+}
 
 type toolInput struct {
 	Name      string `json:"name"`
@@ -70,14 +72,14 @@ func (t *Tool) ReadOnly(raw json.RawMessage) bool {
 }
 
 // Find returns the skill called name.
-func (t *Tool) Find(name string) (Skill, bool) {
+func (t *Tool) Find(name string) (skills.Skill, bool) {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
 	for _, s := range t.skills {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return Skill{}, false
+	return skills.Skill{}, false
 }
 
 // Check refuses unknown skills, listing the available ones.
@@ -125,4 +127,22 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, raw json.RawMessage) (to
 	}
 	res.Content = fmt.Sprintf("Skill %q ran in a sub-agent (context: fork). Its final answer:\n\n%s", s.Name, res.Content)
 	return res, nil
+}
+
+// SearchEntries implements tools.Searchable: tool_search finds skills by
+// name, description and when_to_use, including those the index left out.
+func (t *Tool) SearchEntries() []tools.SearchEntry {
+	out := make([]tools.SearchEntry, 0, len(t.skills))
+	for _, s := range t.skills {
+		if !s.ModelInvocable {
+			continue
+		}
+		out = append(out, tools.SearchEntry{
+			Name: s.Name,
+			Kind: "skill",
+			Line: skills.Line(s),
+			Text: s.Description + " " + s.WhenToUse,
+		})
+	}
+	return out
 }
