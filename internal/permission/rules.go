@@ -8,6 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/shellparse"
 )
 
@@ -289,4 +290,16 @@ func (r *Rule) matchHost(host string) bool {
 	want = strings.TrimPrefix(want, "*.")
 	host = strings.ToLower(host)
 	return host == want || strings.HasSuffix(host, "."+want)
+}
+
+// CheckWithheld reports the first invalid rule among the allow rules s
+// withholds from an untrusted project: they are not applied, but a mistake
+// in them is still a mistake, and is said before anything is asked.
+func CheckWithheld(s *config.Settings, home string) error {
+	for _, en := range s.WithheldRules() {
+		if _, err := ParseRule(en.Rule, home); err != nil {
+			return fmt.Errorf("%s: invalid permission rule %q in the allow list: %w", en.Where(), en.Rule, err)
+		}
+	}
+	return nil
 }

@@ -76,6 +76,26 @@ func TestInvalidRulesNameTheirSource(t *testing.T) {
 	}
 }
 
+// An untrusted project's allow rules are withheld, but one that cannot
+// parse is still an error, named by file, line and column.
+func TestCheckWithheld(t *testing.T) {
+	for _, tc := range []struct{ settings, err string }{
+		{`{"permissions": {"allow": ["Bash(npm test)"]}}`, ""},
+		{`{"permissions": {"allow": ["Bash()"]}}`, filepath.Join(".hew", "settings.json") + `:1:28: invalid permission rule "Bash()" in the allow list`},
+		{`{"permissions": {"deny": ["Read(.env)"]}}`, ""},
+	} {
+		f := newFixture(t, tc.settings)
+		s, err := config.Load(config.Paths{Home: f.hewHome, Project: f.root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckWithheld(s, f.home)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: %v, want %q", tc.settings, err, tc.err)
+		}
+	}
+}
+
 func TestFileRules(t *testing.T) {
 	f := newFixture(t, `{"permissions": {"deny": ["Read(.env)", "Read(secrets/)", "Edit(**/*.lock)"], "allow": ["Read(~/docs/**)", "Edit(/opt/shared/*.txt)"], "additionalDirectories": ["../extra"]}}`)
 	if err := os.MkdirAll(filepath.Join(f.root, "..", "extra"), 0o755); err != nil {

@@ -83,3 +83,29 @@ func ReadPiped(r io.Reader, wait time.Duration) (string, error) {
 	out := <-done
 	return strings.TrimRight(out.s, "\r\n"), out.err
 }
+
+// Confirm writes question to out and reads the answer, one line, from in:
+// true for "y" or "yes" (any case). It reads byte by byte, so nothing after
+// the line is consumed from a terminal that is read next.
+func Confirm(in io.Reader, out io.Writer, question string) bool {
+	io.WriteString(out, question)
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for b.Len() < 256 {
+		n, err := in.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				break
+			}
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			break
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(b.String())) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}

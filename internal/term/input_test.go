@@ -1,6 +1,7 @@
 package term
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,31 @@ func TestClassifyStdin(t *testing.T) {
 		defer null.Close()
 		if got := ClassifyStdin(null); got != StdinNone {
 			t.Errorf("%s: %v", os.DevNull, got)
+		}
+	}
+}
+
+// Confirm says yes only to y/yes and leaves what follows the answer's line
+// unread.
+func TestConfirm(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		yes  bool
+		rest string
+	}{
+		{"y\nnext", true, "next"},
+		{" YES \r\n", true, ""},
+		{"n\ny\n", false, "y\n"},
+		{"", false, ""},
+		{"yes please\n", false, ""},
+	} {
+		in := strings.NewReader(tc.in)
+		var out strings.Builder
+		if got := Confirm(in, &out, "apply? [y/N] "); got != tc.yes || out.String() != "apply? [y/N] " {
+			t.Errorf("%q: %v (asked %q), want %v", tc.in, got, out.String(), tc.yes)
+		}
+		if rest, _ := io.ReadAll(in); string(rest) != tc.rest {
+			t.Errorf("%q: left %q, want %q", tc.in, rest, tc.rest)
 		}
 	}
 }
