@@ -189,51 +189,6 @@ func TestWebAndMCPRulesAndGrants(t *testing.T) {
 	}
 }
 
-func TestExplain(t *testing.T) {
-	f := newFixture(t, `{"permissions": {"deny": ["run_shell(rm -rf*)"]}}`)
-	e := f.engine(t)
-	cases := []struct {
-		tool, input string
-		mode        Mode
-		want        map[string]string
-	}{
-		{"run_shell", `{"command":"rm -rf demo"}`, "", map[string]string{"decision": "deny", "source": "rule:deny run_shell(rm -rf*) (" + filepath.Join(".hew", "settings.json") + ")"}},
-		{"run_shell", `{"command":"rmdir demo"}`, ModeDefault, map[string]string{"decision": "ask", "source": "danger:deletion"}},
-		{"edit_file", `{"file_path":"a.go","old_string":"a","new_string":"b"}`, ModeAuto, map[string]string{"decision": "ask", "source": "mode:auto"}},
-		{"read_file", `{"file_path":"a.go"}`, ModePlan, map[string]string{"decision": "allow", "source": "default"}},
-	}
-	for _, c := range cases {
-		out, err := Explain(e, c.tool, json.RawMessage(c.input), c.mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(out), "\n") {
-			t.Errorf("not one line: %s", out)
-		}
-		var got map[string]string
-		if err := json.Unmarshal(out, &got); err != nil || len(got) != 3 {
-			t.Fatalf("bad JSON %s: %v", out, err)
-		}
-		for k, v := range c.want {
-			if got[k] != v {
-				t.Errorf("%s %s: %s = %q, want %q", c.tool, c.input, k, got[k], v)
-			}
-		}
-		if c.mode == ModeAuto && !strings.Contains(got["reason"], "classifier") {
-			t.Errorf("auto reason does not mention the classifier: %q", got["reason"])
-		}
-	}
-	if out, _ := Explain(e, "Bash", json.RawMessage(`{"command":"rm -rf demo"}`), ""); !strings.Contains(string(out), `"decision":"deny"`) {
-		t.Errorf("Claude Code alias not understood: %s", out)
-	}
-	if _, err := Explain(e, "run_shell", json.RawMessage(`{nope`), ""); err == nil {
-		t.Error("invalid JSON accepted")
-	}
-	if _, err := Explain(e, "run_shell", json.RawMessage(`{}`), "yolo"); err == nil {
-		t.Error("invalid mode accepted")
-	}
-}
-
 // Every dangerous command of the shellparse corpus must not be auto-allowed
 // in default mode; ordinary ones (S) must run without a prompt while the
 // sandbox is active; A-labelled ones ask by design.

@@ -115,10 +115,26 @@ func Run(o Options, args []string) int {
 			return 2
 		}
 		fmt.Fprintf(stdout, "remembered %s (%s)\n", res.Memory.File(), res.Memory.Name)
-		memory.ReportPruned(stderr, res.Pruned)
+		reportPruned(stderr, res.Pruned)
 		return 0
 	default:
 		fmt.Fprintf(stderr, "hew memory: unknown command %q\n%s", args[0], usage)
 		return 2
+	}
+}
+
+// reportPruned says which memories the index left out, so pruning is never
+// silent.
+func reportPruned(w io.Writer, pruned []string) {
+	if len(pruned) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "hew: the memory index is full (%d lines / %d KB): %d lower-value memories are no longer indexed or recalled (their files stay):\n", memory.MaxIndexLines, memory.MaxIndexBytes/1024, len(pruned))
+	for i, l := range pruned {
+		if i == 5 {
+			fmt.Fprintf(w, "  … and %d more\n", len(pruned)-5)
+			break
+		}
+		fmt.Fprintln(w, "  "+l)
 	}
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -72,5 +73,25 @@ func TestHelp(t *testing.T) {
 	}
 	if list, _ := s.List(); len(list) != 0 {
 		t.Fatal("--help added a memory")
+	}
+}
+
+// A memory that pushes others out of the full index says which, never
+// silently.
+func TestAddReportsWhatTheIndexLeftOut(t *testing.T) {
+	s := &memory.Store{Dir: t.TempDir(), IndexLines: 12}
+	for i := 0; i < 12; i++ {
+		if _, err := s.Add(memory.Memory{Type: "reference", Name: fmt.Sprintf("ref %02d", i), Body: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Run(Options{Stdout: &out, Stderr: &errb, Store: s}, []string{"add", "--type", "user", "one more"}); code != 0 {
+		t.Fatalf("add: %d %s", code, errb.String())
+	}
+	e := errb.String()
+	if !strings.HasPrefix(e, "hew: the memory index is full") || !strings.Contains(e, "no longer indexed or recalled (their files stay):\n  - [") ||
+		!strings.Contains(e, "  - [ref 00](reference/ref-00.md) — x\n") || !strings.Contains(e, "  … and 8 more\n") {
+		t.Errorf("stderr:\n%s", errb.String())
 	}
 }

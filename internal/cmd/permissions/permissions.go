@@ -76,7 +76,7 @@ func Run(o Options, args []string) int {
 			return usageError(o, err)
 		}
 	}
-	line, err := permission.Explain(eng, rest[1], []byte(input), m)
+	line, err := explain(eng, rest[1], []byte(input), m)
 	if err != nil {
 		return usageError(o, err)
 	}
