@@ -80,7 +80,7 @@ func (s *Session) Memory(_ context.Context, args string) (string, error) {
 	s.mu.Lock()
 	edit := s.o.Edit
 	s.mu.Unlock()
-	return memory.Slash(s.memory.store, args, edit)
+	return memorySlash(s.memory.store, args, edit)
 }
 
 // SetEditor sets how /memory open runs the user's editor: the front-end

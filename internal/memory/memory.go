@@ -240,6 +240,18 @@ func (s *Store) locked(f func() error) error {
 	return f()
 }
 
+// Reindex rewrites MEMORY.md from the memory files (after they were
+// edited by hand) and returns the entries left out of it.
+func (s *Store) Reindex() ([]string, error) {
+	var pruned []string
+	err := s.locked(func() error {
+		var err error
+		pruned, err = s.reindexLocked()
+		return err
+	})
+	return pruned, err
+}
+
 // reindexLocked rewrites MEMORY.md from the files. When the index would
 // pass its limits, the lowest-value entries (by type weight and age) are
 // left out and returned; the index's last line counts them.

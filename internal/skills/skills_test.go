@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,21 +235,6 @@ func sortSkills(list []Skill) {
 				list[i], list[j] = list[j], list[i]
 			}
 		}
-	}
-}
-
-func TestDescribe(t *testing.T) {
-	r := roots(t)
-	put(t, filepath.Join(r.Home, ".claude/skills/greet/SKILL.md"), "---\ndescription: user greet\n---\nhi")
-	put(t, filepath.Join(r.Project, ".hew/skills/greet/SKILL.md"), "---\ndescription: Greets\nargument-hint: NAME\ncontext: fork\nallowed-tools: Read\n---\nHello $ARGUMENTS")
-	var out bytes.Buffer
-	for _, s := range Scan(r).Skills {
-		out.WriteString(Describe(s))
-	}
-	want := "greet (project, fork)  /greet NAME\n    Greets\n    " + filepath.Join(r.Project, ".hew/skills/greet/SKILL.md") +
-		"\n    tools: read_file\n    shadows " + filepath.Join(r.Home, ".claude/skills/greet/SKILL.md") + "\n"
-	if out.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
 

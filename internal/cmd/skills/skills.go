@@ -5,6 +5,7 @@ package skills
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hew-dev/hew/internal/skills"
 )
@@ -37,10 +38,35 @@ func Run(o Options, args []string) int {
 		return 0
 	}
 	for _, s := range c.Skills {
-		fmt.Fprint(stdout, skills.Describe(s))
+		fmt.Fprint(stdout, describe(s))
 	}
 	for _, p := range c.Problems {
 		fmt.Fprintf(stdout, "not loaded: %s\n    %s\n", p.Path, p.Reason)
 	}
 	return 0
+}
+
+// describe renders one skill for `hew skills list`: a heading
+// line (name, source, context, /NAME), the description, the path, and the
+// files it shadows.
+func describe(s skills.Skill) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s)", s.Name, s.Source, s.Context)
+	if s.UserInvocable {
+		fmt.Fprintf(&b, "  /%s", s.Name)
+		if s.ArgumentHint != "" {
+			b.WriteString(" " + s.ArgumentHint)
+		}
+	}
+	fmt.Fprintf(&b, "\n    %s\n    %s\n", s.Description, s.Path)
+	if s.Fork() && s.AllowedTools != nil {
+		fmt.Fprintf(&b, "    tools: %s\n", strings.Join(s.AllowedTools, ", "))
+	}
+	for _, sh := range s.Shadows {
+		fmt.Fprintf(&b, "    shadows %s\n", sh)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "    warning: %s\n", w)
+	}
+	return b.String()
 }

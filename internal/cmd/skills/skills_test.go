@@ -53,3 +53,19 @@ func TestListNamesSkillsAndProblems(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	base := t.TempDir()
+	r := skills.Roots{Project: filepath.Join(base, "p"), Home: filepath.Join(base, "home"), HewHome: filepath.Join(base, "hh")}
+	put(t, filepath.Join(r.Home, ".claude/skills/greet/SKILL.md"), "---\ndescription: user greet\n---\nhi")
+	put(t, filepath.Join(r.Project, ".hew/skills/greet/SKILL.md"), "---\ndescription: Greets\nargument-hint: NAME\ncontext: fork\nallowed-tools: Read\n---\nHello $ARGUMENTS")
+	var out bytes.Buffer
+	for _, s := range skills.Scan(r).Skills {
+		out.WriteString(describe(s))
+	}
+	want := "greet (project, fork)  /greet NAME\n    Greets\n    " + filepath.Join(r.Project, ".hew/skills/greet/SKILL.md") +
+		"\n    tools: read_file\n    shadows " + filepath.Join(r.Home, ".claude/skills/greet/SKILL.md") + "\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

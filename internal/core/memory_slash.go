@@ -1,16 +1,20 @@
-package memory
+package core
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hew-dev/hew/internal/memory"
 )
 
-// SlashUsage is the help of /memory.
-const SlashUsage = "/memory [list] · /memory show NAME · /memory open [NAME] (in $EDITOR; no NAME: the index) · /memory forget NAME · /memory path"
+// The /memory command: the REPL hands its arguments to Session.Memory.
 
-// Slash runs /memory ARGS and returns what to print. edit opens a file in
+// memoryUsage is the help of /memory.
+const memoryUsage = "/memory [list] · /memory show NAME · /memory open [NAME] (in $EDITOR; no NAME: the index) · /memory forget NAME · /memory path"
+
+// memorySlash runs /memory ARGS and returns what to print. edit opens a file in
 // the user's editor and returns when it is closed.
-func Slash(s *Store, args string, edit func(path string) error) (string, error) {
+func memorySlash(s *memory.Store, args string, edit func(path string) error) (string, error) {
 	verb, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
 	rest = strings.TrimSpace(rest)
 	switch verb {
@@ -24,9 +28,9 @@ func Slash(s *Store, args string, edit func(path string) error) (string, error) 
 		}
 		var b strings.Builder
 		for _, m := range list {
-			b.WriteString("  " + ListLine(m) + "\n")
+			b.WriteString("  " + memory.ListLine(m) + "\n")
 		}
-		b.WriteString("(" + SlashUsage + ")")
+		b.WriteString("(" + memoryUsage + ")")
 		return b.String(), nil
 	case "show":
 		m, err := s.Get(rest)
@@ -69,17 +73,5 @@ func Slash(s *Store, args string, edit func(path string) error) (string, error) 
 	case "path":
 		return s.Dir, nil
 	}
-	return "", fmt.Errorf("unknown /memory command %q; %s", verb, SlashUsage)
-}
-
-// Reindex rewrites MEMORY.md from the memory files (after they were
-// edited by hand) and returns the entries left out of it.
-func (s *Store) Reindex() ([]string, error) {
-	var pruned []string
-	err := s.locked(func() error {
-		var err error
-		pruned, err = s.reindexLocked()
-		return err
-	})
-	return pruned, err
+	return "", fmt.Errorf("unknown /memory command %q; %s", verb, memoryUsage)
 }
