@@ -12,6 +12,7 @@ import (
 	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/fsutil"
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/llm/pick"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
@@ -143,7 +144,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	if err := p.settings.MCPJSONError; err != nil {
 		p.notices = append(p.notices, err.Error())
 	}
-	p.mode, _ = o.mode()
+	p.mode, _ = o.modes.Pick()
 	if p.mode == "" {
 		if p.mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {
 			return nil, usagef("permissions.defaultMode in settings: %v", err)
@@ -159,7 +160,7 @@ func (a *cli) buildTools(p *parts) error {
 		Root:     p.root,
 		HomeDir:  p.homeDir,
 		StateDir: p.stateDir,
-		Env:      toolEnviron(a.environ),
+		Env:      pick.WithoutCredentials(a.environ),
 		Reads:    tools.NewReadTracker(),
 	}
 	if err := a.wireBrakes(p); err != nil {
@@ -188,23 +189,6 @@ func (a *cli) buildTools(p *parts) error {
 		LookupEnv: a.env.lookup,
 	}), mcp.Options{Env: a.environ, Stderr: fsutil.NewLazyFile(filepath.Join(p.stateDir, "mcp.log")), ClientName: "hew", ClientVersion: Version})
 	return nil
-}
-
-// credentialVars are hew's own model credentials. Commands the model runs
-// do not inherit them, so a prompt injection cannot send the key elsewhere.
-var credentialVars = map[string]bool{
-	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "OPENAI_API_KEY": true, "AGENT_API_KEY": true,
-}
-
-// toolEnviron is the environment of the model's shell commands.
-func toolEnviron(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		if k, _, _ := strings.Cut(kv, "="); !credentialVars[k] {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // resumePath is the session file -c/--resume names ("" for a new session).

@@ -2,8 +2,6 @@ package app
 
 import (
 	"os/exec"
-	"path/filepath"
-	"time"
 
 	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/undo"
@@ -11,31 +9,14 @@ import (
 	"github.com/hew-dev/hew/internal/session"
 )
 
-// checkpointStore opens the project's checkpoint store: the shadow git
-// store when git is installed, the copy store otherwise; nil when the
-// settings turn checkpoints off.
+// checkpointStore opens the project's checkpoint store (checkpoint.ForProject):
+// the shadow git store when git is installed, the copy store otherwise.
 func (a *cli) checkpointStore(root string, s *config.Settings) *checkpoint.Store {
-	if s != nil && !s.Checkpoints.Enabled {
-		return nil
-	}
-	// Started in the home directory or a file-system root, a snapshot
-	// would copy far more than a project: no checkpoints there.
-	if root == a.homeDir() || filepath.Dir(root) == root {
-		return nil
-	}
 	o := checkpoint.Options{Root: root, StateDir: session.ProjectDir(a.hewHome(), root), Env: a.environ}
 	if git, err := exec.LookPath("git"); err == nil {
 		o.Git = git
 	}
-	if s != nil {
-		o.MaxAge = time.Duration(s.Checkpoints.MaxAgeDays) * 24 * time.Hour
-		o.MaxBytes = int64(s.Checkpoints.MaxSizeMB) << 20
-	}
-	st, err := checkpoint.Open(o)
-	if err != nil {
-		return nil
-	}
-	return st
+	return checkpoint.ForProject(o, a.homeDir(), s)
 }
 
 func (a *cli) undoOptions() (undo.Options, error) {

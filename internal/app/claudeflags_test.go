@@ -54,7 +54,7 @@ func TestClaudeStyleCommandLines(t *testing.T) {
 		if got := strings.Join(o.args, " "); got != tc.prompt {
 			t.Errorf("%q: prompt %q, want %q", tc.args, got, tc.prompt)
 		}
-		if m, _ := o.mode(); m != tc.mode {
+		if m, _ := o.modes.Pick(); m != tc.mode {
 			t.Errorf("%q: mode %q, want %q", tc.args, m, tc.mode)
 		}
 		if tc.check != nil && !tc.check(o) {

@@ -21,12 +21,7 @@ type options struct {
 	mock               bool
 	model              string
 	apiBase            string
-	permissionMode     string
-	plan               bool
-	acceptEdits        bool
-	yolo               bool
-	dontAsk            bool
-	auto               bool
+	modes              permission.ModeFlags
 	allowedTools       []string
 	disallowedTools    []string
 	maxTurns           int
@@ -121,12 +116,12 @@ func newFlagSet(o *options) *pflag.FlagSet {
 // mode and its shorthands, extra rules and directories. Sessions and `hew
 // mcp serve` take the same ones.
 func permissionFlags(fs *pflag.FlagSet, o *options) {
-	fs.StringVar(&o.permissionMode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
-	fs.BoolVar(&o.plan, "plan", false, "shorthand for --permission-mode plan")
-	fs.BoolVar(&o.acceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
-	fs.BoolVar(&o.yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
-	fs.BoolVar(&o.dontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
-	fs.BoolVar(&o.auto, "auto", false, "shorthand for --permission-mode auto")
+	fs.StringVar(&o.modes.Mode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
+	fs.BoolVar(&o.modes.Plan, "plan", false, "shorthand for --permission-mode plan")
+	fs.BoolVar(&o.modes.AcceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
+	fs.BoolVar(&o.modes.Yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
+	fs.BoolVar(&o.modes.DontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
+	fs.BoolVar(&o.modes.Auto, "auto", false, "shorthand for --permission-mode auto")
 	fs.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
 	fs.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
 	fs.StringArrayVar(&o.addDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
@@ -181,7 +176,7 @@ func fixResume(args []string) []string {
 }
 
 func (o *options) validate() error {
-	if _, err := o.mode(); err != nil {
+	if _, err := o.modes.Pick(); err != nil {
 		return err
 	}
 	switch o.outputFormat {
@@ -192,13 +187,8 @@ func (o *options) validate() error {
 	if o.outputFormat != "text" {
 		o.print = true // a machine-readable format only makes sense headless
 	}
-	if o.mock && o.provider != "" && o.provider != "mock" {
-		return fmt.Errorf("--mock conflicts with --provider %s", o.provider)
-	}
-	switch o.provider {
-	case "", "anthropic", "openai", "mock":
-	default:
-		return fmt.Errorf("unknown --provider %q (want anthropic, openai or mock)", o.provider)
+	if err := o.providerFlags().Check(); err != nil {
+		return err
 	}
 	if o.maxTurns < 1 {
 		return fmt.Errorf("--max-turns must be at least 1, got %d", o.maxTurns)
@@ -233,33 +223,6 @@ func (o *options) validate() error {
 		return errors.New("use either -c/--continue or --resume, not both")
 	}
 	return nil
-}
-
-// mode returns the permission mode the flags ask for, "" when none.
-func (o *options) mode() (permission.Mode, error) {
-	var picked []permission.Mode
-	if o.permissionMode != "" {
-		m, err := permission.ParseMode(o.permissionMode)
-		if err != nil {
-			return "", err
-		}
-		picked = append(picked, m)
-	}
-	for _, s := range []struct {
-		on bool
-		m  permission.Mode
-	}{{o.plan, permission.ModePlan}, {o.acceptEdits, permission.ModeAcceptEdits}, {o.yolo, permission.ModeBypass}, {o.dontAsk, permission.ModeDontAsk}, {o.auto, permission.ModeAuto}} {
-		if s.on {
-			picked = append(picked, s.m)
-		}
-	}
-	if len(picked) > 1 {
-		return "", errors.New("give only one permission mode (--permission-mode, --plan, --accept-edits, --yolo, --dont-ask, --auto)")
-	}
-	if len(picked) == 0 {
-		return "", nil
-	}
-	return picked[0], nil
 }
 
 // rootHelp renders the root --help text.

@@ -38,7 +38,7 @@ func TestParseFlagsModes(t *testing.T) {
 			t.Errorf("%v: %v", tc.args, err)
 			continue
 		}
-		if m, _ := o.mode(); m != tc.want {
+		if m, _ := o.modes.Pick(); m != tc.want {
 			t.Errorf("%v: mode %q, want %q", tc.args, m, tc.want)
 		}
 	}

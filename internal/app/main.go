@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 )
 
 // Exit codes (SPEC section 1).
@@ -130,13 +129,4 @@ func versionString() string {
 		}
 	}
 	return v + " " + runtime.GOOS + "/" + runtime.GOARCH
-}
-
-// indent prefixes every line of s.
-func indent(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n") + "\n"
 }

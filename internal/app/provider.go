@@ -10,7 +10,12 @@ import (
 // chooseProvider picks the provider of a run from its flags, environment
 // and settings (internal/llm/pick).
 func (a *cli) chooseProvider(o *options, settingsProvider, settingsModel string) (pick.Choice, error) {
-	return pick.Choose(pick.Flags{Mock: o.mock, Provider: o.provider, Model: o.model, APIBase: o.apiBase}, a.env.get, settingsProvider, settingsModel)
+	return pick.Choose(o.providerFlags(), a.env.get, settingsProvider, settingsModel)
+}
+
+// providerFlags are the flags that pick the provider.
+func (o *options) providerFlags() pick.Flags {
+	return pick.Flags{Mock: o.mock, Provider: o.provider, Model: o.model, APIBase: o.apiBase}
 }
 
 // newProvider builds the chosen provider; no connection is made yet.

@@ -1,0 +1,37 @@
+package pick
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Check reports flags that cannot pick a provider: an unknown --provider,
+// or --mock with another one.
+func (f Flags) Check() error {
+	if f.Mock && f.Provider != "" && f.Provider != "mock" {
+		return fmt.Errorf("--mock conflicts with --provider %s", f.Provider)
+	}
+	switch f.Provider {
+	case "", "anthropic", "openai", "mock":
+		return nil
+	}
+	return fmt.Errorf("unknown --provider %q (want anthropic, openai or mock)", f.Provider)
+}
+
+// credentialVars are the variables the model credentials are read from.
+var credentialVars = map[string]bool{
+	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "OPENAI_API_KEY": true, "AGENT_API_KEY": true,
+}
+
+// WithoutCredentials is environ without hew's own model credentials: the
+// environment of the commands the model runs, so a prompt injection cannot
+// send the key elsewhere. Endpoints and every other variable are kept.
+func WithoutCredentials(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !credentialVars[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
