@@ -52,6 +52,12 @@ func New(cfg Config) (*Agent, error) {
 		defer a.mu.Unlock()
 		return a.intent
 	}
+	a.cfg.Tools.SetNativeLoading(func() bool {
+		a.mu.Lock()
+		p, model := a.provider, a.model
+		a.mu.Unlock()
+		return llm.DefersNatively(p, model)
+	})
 	return a, nil
 }
 
@@ -206,13 +212,14 @@ func (a *Agent) buildRequest(maxTokens int) *llm.Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return &llm.Request{
-		Model:     a.model,
-		System:    a.cfg.System,
-		Messages:  slices.Clone(a.history),
-		Tools:     a.cfg.Tools.Specs(),
-		MaxTokens: maxTokens,
-		Thinking:  a.cfg.Thinking,
-		Purpose:   llm.PurposeMain,
+		Model:         a.model,
+		System:        a.cfg.System,
+		Messages:      slices.Clone(a.history),
+		Tools:         a.cfg.Tools.Specs(),
+		DeferredTools: a.cfg.Tools.DeferredSpecs(),
+		MaxTokens:     maxTokens,
+		Thinking:      a.cfg.Thinking,
+		Purpose:       llm.PurposeMain,
 	}
 }
 

@@ -239,6 +239,8 @@ func (t *turn) onEvent(b *batch, ev llm.Event) {
 		}
 		p.emit(Retrying{Attempt: ev.Attempt, Reason: reason})
 		p.emit(Notice{Level: "warn", Text: text})
+	case llm.EvNotice:
+		p.emit(Notice{Level: "warn", Text: ev.Text})
 	}
 }
 

@@ -448,6 +448,9 @@ func (p *pipeline) run(ctx context.Context, pr *prepared) outcome {
 	}
 	shaped, stored := shapeResult(p.cfg.Env, call.ID, content, res.SavedAt)
 	out.result = toolResult(call.ID, shaped, isErr)
+	if !isErr {
+		out.result.ToolRefs = res.Loads
+	}
 	out.key = runawayKey(call.Name, pr.input, content, isErr)
 
 	pr.receipt.Start, pr.receipt.End = start, time.Now()

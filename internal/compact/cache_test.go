@@ -344,3 +344,34 @@ func TestCacheMissNamesWireChange(t *testing.T) {
 		})
 	}
 }
+
+// A tool loaded natively (sent deferred from the first request) grows the
+// neutral tool list but not the wire's: no tool-list miss is counted, and
+// a cache drop after it is unexpected (issue 12.13).
+func TestNativeLoadIsNoToolListMiss(t *testing.T) {
+	ev := &events{}
+	m := newManager(compact.Options{}, newClock(), ev)
+	wire := &llm.WirePrint{Tools: []llm.ToolPrint{{Name: "read_file", Hash: 1}, {Name: "web_fetch", Hash: 2}}}
+	b := &hb{}
+	b.user("task").read("a.go", ascii(2000))
+	req := baseRequest(b.h)
+	b.h = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheReadTokens: 3000}, Wire: wire})
+	b.say("ok").user("next")
+	req = baseRequest(b.h)
+	req.Tools = append(req.Tools, llm.ToolSpec{Name: "web_fetch", InputSchema: json.RawMessage(`{}`)})
+	req.Messages = m.BeforeRequest(req)
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheReadTokens: 3400}, Wire: wire})
+	if s := m.Stats(); s.ToolListMisses != 0 || s.UnexpectedCacheMisses != 0 {
+		t.Fatalf("native load counted as a tool-list miss: %+v", s)
+	}
+	// The same growth that also changes the wire is a miss, as before.
+	req = baseRequest(b.h)
+	req.Tools = append(req.Tools, llm.ToolSpec{Name: "web_fetch", InputSchema: json.RawMessage(`{}`)}, llm.ToolSpec{Name: "mcp_x", InputSchema: json.RawMessage(`{}`)})
+	req.Messages = m.BeforeRequest(req)
+	grown := &llm.WirePrint{Tools: append(slices.Clone(wire.Tools), llm.ToolPrint{Name: "mcp_x", Hash: 3})}
+	m.AfterResponse(req, &llm.Response{Usage: llm.Usage{InputTokens: 10, CacheWriteTokens: 3500}, Wire: grown})
+	if s := m.Stats(); s.ToolListMisses != 1 || s.UnexpectedCacheMisses != 0 {
+		t.Fatalf("a wire tool-list change: %+v", s)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ type pendingCheck struct {
 	// an MCP server came or went); tools lead the prefix, so this request
 	// rebuilds the whole cache.
 	toolsChanged bool
+	// toolsWhy is toolsChanged's entry in expected.
+	toolsWhy string
 }
 
 // BeforeRequest runs tiers 1–3 (and, when a request would not fit at all,
@@ -230,6 +233,13 @@ func (m *Manager) AfterResponse(req *llm.Request, resp *llm.Response) {
 		// and ignore neutral changes that encode the same.
 		if m.lastWire != nil {
 			p.changed = wireChanges(m.lastWire, resp.Wire)
+			if p.toolsChanged && slices.Equal(m.lastWire.Tools, resp.Wire.Tools) {
+				// The neutral list grew but the wire's did not: the tool
+				// was loaded natively (sent deferred all along), so the
+				// cached prefix stands and no miss is expected of it.
+				p.toolsChanged = false
+				p.expected = slices.DeleteFunc(p.expected, func(s string) bool { return s == p.toolsWhy })
+			}
 		}
 		m.lastWire = resp.Wire
 	}
@@ -281,7 +291,8 @@ func (m *Manager) checkPrefix(req *llm.Request, msgs []uint64, now time.Time) {
 	}
 	tl := m.hashTools(req.Tools)
 	if added, removed := toolSetDiff(l.tools, tl); len(added)+len(removed) > 0 {
-		p.expected = append(p.expected, "the tool list changed (+"+strings.Join(added, ",")+" -"+strings.Join(removed, ",")+")")
+		p.toolsWhy = "the tool list changed (+" + strings.Join(added, ",") + " -" + strings.Join(removed, ",") + ")"
+		p.expected = append(p.expected, p.toolsWhy)
 		p.toolsChanged = true
 	} else {
 		for i := range tl {

@@ -61,6 +61,11 @@ type Block struct {
 	Content string `json:"content,omitempty"`
 	// IsError marks a failed tool_result.
 	IsError bool `json:"is_error,omitempty"`
+	// ToolRefs names the deferred tools a tool_result loads (tool_search
+	// select:NAME). Adapters that load definitions natively send a
+	// reference per name (Anthropic tool_reference), so the tool list never
+	// changes; the others ignore it, the tools having joined Request.Tools.
+	ToolRefs []string `json:"tool_refs,omitempty"`
 }
 
 // Message is one turn of the conversation: a role and its blocks in order.
@@ -126,11 +131,18 @@ const (
 
 // Request is one model call in neutral form.
 type Request struct {
-	Model     string
-	System    []SystemBlock
-	Messages  []Message
-	Tools     []ToolSpec
-	MaxTokens int
+	Model    string
+	System   []SystemBlock
+	Messages []Message
+	// Tools is what the model can call now: the tools sent in full plus
+	// the deferred ones already loaded, in activation order.
+	Tools []ToolSpec
+	// DeferredTools is every deferred tool, loaded or not, in a stable
+	// order. An adapter that loads definitions natively sends these from
+	// the first request marked deferred (and Tools minus these names), so
+	// loading one changes no byte of the tool list; the others ignore it.
+	DeferredTools []ToolSpec
+	MaxTokens     int
 	// Thinking asks for extended thinking / reasoning when the model supports it;
 	// adapters ignore it for models that do not.
 	Thinking bool
@@ -186,6 +198,9 @@ const (
 	// EvRetry: the request failed in a retryable way and is being retried;
 	// everything streamed since the last request start must be discarded.
 	EvRetry EventType = "retry"
+	// EvNotice: the adapter changed how it talks to the server (Text says
+	// what and why, e.g. native tool loading turned off after a refusal).
+	EvNotice EventType = "notice"
 )
 
 // Event is one streaming event. Index is the block index within the answer.
@@ -236,6 +251,28 @@ type ToolPrint struct {
 type Provider interface {
 	Name() string
 	Stream(ctx context.Context, req *Request, onEvent func(Event)) (*Response, error)
+}
+
+// NativeDeferrer is a provider that can load deferred tool definitions
+// natively (Request.DeferredTools, Block.ToolRefs) for model.
+type NativeDeferrer interface {
+	DefersNatively(model string) bool
+}
+
+// DefersNatively reports whether p loads deferred tools natively for
+// model, so a tool search need not repeat their definitions as text.
+func DefersNatively(p Provider, model string) bool {
+	for p != nil {
+		if d, ok := p.(NativeDeferrer); ok {
+			return d.DefersNatively(model)
+		}
+		u, ok := p.(interface{ Unwrap() Provider })
+		if !ok {
+			return false
+		}
+		p = u.Unwrap()
+	}
+	return false
 }
 
 // APIError is a non-retryable (or retries-exhausted) error from a model server.
@@ -289,6 +326,9 @@ type Metered struct {
 	// OnUsage gets the request's model and the answer's usage; nil counts nothing.
 	OnUsage func(model string, u Usage)
 }
+
+// Unwrap is the metered provider, for capability checks (DefersNatively).
+func (m Metered) Unwrap() Provider { return m.Provider }
 
 // Stream implements Provider and reports the answer's usage, also when the
 // answer ends in an error after usage was reported.

@@ -15,7 +15,11 @@ type Registry struct {
 	tools     map[string]Tool
 	order     []string                // registration order of non-deferred tools
 	activated []string                // deferred tools loaded by tool_search, in order
+	deferred  []string                // registration order of deferred tools
 	schemas   map[string]*schemaEntry // compiled input schemas, for Validate
+	// native reports whether the model loads deferred definitions natively
+	// (llm.DefersNatively), so tool_search need not repeat them as text.
+	native func() bool
 }
 
 // NewRegistry makes an empty registry.
@@ -26,10 +30,45 @@ func (r *Registry) Register(t Tool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	name := t.Name()
-	if _, dup := r.tools[name]; !dup && !isDeferred(t) {
-		r.order = append(r.order, name)
+	if _, dup := r.tools[name]; !dup {
+		if isDeferred(t) {
+			r.deferred = append(r.deferred, name)
+		} else {
+			r.order = append(r.order, name)
+		}
 	}
 	r.tools[name] = t
+}
+
+// SetNativeLoading tells the registry how to ask whether the model loads
+// deferred definitions natively (the agent asks its provider).
+func (r *Registry) SetNativeLoading(f func() bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.native = f
+}
+
+// LoadsNatively reports whether loading a deferred tool reaches the model
+// by reference (tool definitions sent deferred from the first request).
+func (r *Registry) LoadsNatively() bool {
+	r.mu.RLock()
+	f := r.native
+	r.mu.RUnlock()
+	return f != nil && f()
+}
+
+// DeferredSpecs is every deferred tool, loaded or not, in registration
+// order (llm.Request.DeferredTools): the same list before and after a load.
+func (r *Registry) DeferredSpecs() []llm.ToolSpec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]llm.ToolSpec, 0, len(r.deferred))
+	for _, n := range r.deferred {
+		if t := r.tools[n]; isDeferred(t) {
+			out = append(out, llm.ToolSpec{Name: n, Description: t.Description(), InputSchema: t.Schema()})
+		}
+	}
+	return out
 }
 
 // Get returns the tool named name.

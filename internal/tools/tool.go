@@ -72,6 +72,9 @@ type Result struct {
 	// Denials are operations refused on policy grounds while the tool ran
 	// (a domain the proxy refused); they join the turn's permission denials.
 	Denials []Denied
+	// Loads names the deferred tools this result makes callable
+	// (tool_search select:NAME): llm.Block.ToolRefs of the result.
+	Loads []string
 }
 
 // Denied is one refusal inside a tool run (callenv.Denied).

@@ -62,6 +62,7 @@ func (t *toolSearch) Run(_ context.Context, _ *Env, input json.RawMessage) (Resu
 func (t *toolSearch) selectTools(list string) (Result, error) {
 	var loaded, unknown []string
 	var b strings.Builder
+	native := t.r.LoadsNatively() // the definitions reach the model by reference
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
@@ -72,6 +73,10 @@ func (t *toolSearch) selectTools(list string) (Result, error) {
 			unknown = append(unknown, name)
 			continue
 		}
+		loaded = append(loaded, name)
+		if native {
+			continue
+		}
 		spec, _ := json.Marshal(struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
@@ -80,7 +85,6 @@ func (t *toolSearch) selectTools(list string) (Result, error) {
 		b.WriteString("<function>")
 		b.Write(spec)
 		b.WriteString("</function>\n")
-		loaded = append(loaded, name)
 	}
 	if len(loaded) == 0 {
 		return Result{}, fmt.Errorf("tool_search: no tool named %s; search with words first to find the exact name", strings.Join(quoteAll(unknown), ", "))
@@ -89,7 +93,7 @@ func (t *toolSearch) selectTools(list string) (Result, error) {
 	if len(unknown) > 0 {
 		head += fmt.Sprintf("Not found: %s.\n", strings.Join(quoteAll(unknown), ", "))
 	}
-	return Result{Content: head + strings.TrimSuffix(b.String(), "\n")}, nil
+	return Result{Content: strings.TrimSuffix(head+b.String(), "\n"), Loads: loaded}, nil
 }
 
 func (t *toolSearch) search(q string) Result {

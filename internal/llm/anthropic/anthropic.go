@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hew-dev/hew/internal/llm"
@@ -23,6 +25,44 @@ const DefaultBaseURL = "https://api.anthropic.com"
 
 // APIVersion is the anthropic-version header hew speaks.
 const APIVersion = "2023-06-01"
+
+// ToolSearchBeta is the anthropic-beta value under which tools may be sent
+// with defer_loading and tool results may carry tool_reference blocks.
+const ToolSearchBeta = "advanced-tool-use-2025-11-20"
+
+// ToolSearch says when deferred tools are loaded natively: sent from the
+// first request with defer_loading and loaded by tool_reference blocks in
+// tool_search's results, so loading one never changes the cached prefix.
+type ToolSearch string
+
+// ToolSearch settings.
+const (
+	// ToolSearchAuto: native on Anthropic's own endpoint for models that
+	// support it (llm.ModelInfo.ToolSearch), client-side elsewhere: other
+	// Anthropic-compatible servers get the tool list as SPEC section 4 says.
+	ToolSearchAuto ToolSearch = ""
+	ToolSearchOn   ToolSearch = "on"
+	ToolSearchOff  ToolSearch = "off"
+)
+
+// ParseToolSearch reads ENABLE_TOOL_SEARCH (named as in Claude Code):
+// true/1/on/yes forces native loading on, false/0/off/no off; "", "auto"
+// or Claude Code's "auto:N" is ToolSearchAuto.
+func ParseToolSearch(s string) (ToolSearch, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if strings.HasPrefix(v, "auto:") {
+		v = "auto"
+	}
+	switch v {
+	case "", "auto":
+		return ToolSearchAuto, nil
+	case "true", "1", "on", "yes":
+		return ToolSearchOn, nil
+	case "false", "0", "off", "no":
+		return ToolSearchOff, nil
+	}
+	return ToolSearchAuto, fmt.Errorf("ENABLE_TOOL_SEARCH=%q: want true, false or auto", s)
+}
 
 // Config is everything the client needs; zero fields get defaults.
 type Config struct {
@@ -37,6 +77,8 @@ type Config struct {
 	// IdleTimeout aborts and retries a request whose server sends nothing for
 	// this long (default 10 minutes; streams send pings far more often).
 	IdleTimeout time.Duration
+	// ToolSearch says when deferred tools are loaded natively.
+	ToolSearch ToolSearch
 }
 
 // Client is an llm.Provider for the Messages API.
@@ -45,6 +87,12 @@ type Client struct {
 	url string
 	// official is true for Anthropic's own API, which takes only signed thinking.
 	official bool
+	// ownHost is true for Anthropic's own endpoint, where ToolSearchAuto
+	// loads deferred tools natively.
+	ownHost bool
+	// nativeRefused is set once the server refused native tool loading;
+	// the session goes on client-side.
+	nativeRefused atomic.Bool
 	// msgs keeps the encoding of messages already sent.
 	msgs *msgCache
 }
@@ -63,11 +111,29 @@ func New(cfg Config) *Client {
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = 10 * time.Minute
 	}
-	official := false
+	official, own := false, false
 	if u, err := url.Parse(cfg.BaseURL); err == nil {
-		official = strings.HasSuffix(strings.ToLower(u.Hostname()), "anthropic.com")
+		host := strings.ToLower(u.Hostname())
+		official = strings.HasSuffix(host, "anthropic.com")
+		own = host == "api.anthropic.com" && u.Scheme == "https"
 	}
-	return &Client{cfg: cfg, url: MessagesURL(cfg.BaseURL), official: official, msgs: newMsgCache()}
+	return &Client{cfg: cfg, url: MessagesURL(cfg.BaseURL), official: official, ownHost: own, msgs: newMsgCache()}
+}
+
+// DefersNatively implements llm.NativeDeferrer: deferred tools go out with
+// defer_loading and are loaded by tool_reference blocks, unless the
+// setting or the endpoint and model say otherwise, or the server refused.
+func (c *Client) DefersNatively(model string) bool {
+	if c.nativeRefused.Load() {
+		return false
+	}
+	switch c.cfg.ToolSearch {
+	case ToolSearchOn:
+		return true
+	case ToolSearchOff:
+		return false
+	}
+	return c.ownHost && llm.LookupModel(model).ToolSearch
 }
 
 // MessagesURL appends /v1/messages to a base URL, tolerating a trailing /v1.
@@ -87,18 +153,24 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
 	}
-	body, print, err := encodeRequestCached(req, true, !c.official, c.msgs)
+	opts := encOpts{replayUnsigned: !c.official, native: c.DefersNatively(req.Model)}
+	body, print, native, err := encodeRequestCached(req, true, opts, c.msgs)
 	if err != nil {
 		return nil, err
 	}
-	var resp *llm.Response
-	err = c.cfg.Retry.Do(ctx, func(ctx context.Context) error {
-		r, err := c.attempt(ctx, body, onEvent)
-		if err == nil {
-			resp = r
+	resp, err := c.send(ctx, body, native, onEvent)
+	if err != nil && native && nativeRefusal(err) {
+		// Fail safe: this server does not take native tool loading. Say so
+		// once, and go on client-side for the rest of the session.
+		c.nativeRefused.Store(true)
+		onEvent(llm.Event{Type: llm.EvNotice, Err: err, Text: "the server refused native tool loading (" + err.Error() +
+			"); deferred tools now join the tool list when loaded, which costs a cache miss each time (set ENABLE_TOOL_SEARCH=false to skip this)"})
+		opts.native = false
+		if body, print, _, err = encodeRequestCached(req, true, opts, c.msgs); err != nil {
+			return nil, err
 		}
-		return err
-	}, onEvent)
+		resp, err = c.send(ctx, body, false, onEvent)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +181,36 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 	return resp, nil
 }
 
-func (c *Client) attempt(parent context.Context, body []byte, onEvent func(llm.Event)) (*llm.Response, error) {
+// send posts body under the retry policy.
+func (c *Client) send(ctx context.Context, body []byte, native bool, onEvent func(llm.Event)) (*llm.Response, error) {
+	var resp *llm.Response
+	err := c.cfg.Retry.Do(ctx, func(ctx context.Context) error {
+		r, err := c.attempt(ctx, body, native, onEvent)
+		if err == nil {
+			resp = r
+		}
+		return err
+	}, onEvent)
+	return resp, err
+}
+
+// nativeRefusal reports whether err is a server refusing what native tool
+// loading sends: a 400 naming defer_loading, tool_reference or the beta.
+func nativeRefusal(err error) bool {
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+		return false
+	}
+	m := strings.ToLower(ae.Message)
+	for _, w := range []string{"defer_loading", "tool_reference", "advanced-tool-use", "anthropic-beta", "beta"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Client) attempt(parent context.Context, body []byte, native bool, onEvent func(llm.Event)) (*llm.Response, error) {
 	ctx, idle, stop := retry.WithIdle(parent, c.cfg.IdleTimeout)
 	defer stop()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
@@ -119,6 +220,9 @@ func (c *Client) attempt(parent context.Context, body []byte, onEvent func(llm.E
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
 	hr.Header.Set("anthropic-version", APIVersion)
+	if native {
+		hr.Header.Set("anthropic-beta", ToolSearchBeta)
+	}
 	hr.Header.Set("User-Agent", "hew")
 	if c.cfg.AuthToken != "" {
 		hr.Header.Set("Authorization", "Bearer "+c.cfg.AuthToken)

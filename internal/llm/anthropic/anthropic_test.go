@@ -47,7 +47,7 @@ func TestEncodeRequest(t *testing.T) {
 		Messages: history(),
 	}
 	before, _ := json.Marshal(req.Messages)
-	body, err := encodeRequest(req, true, false)
+	body, err := encodeRequest(req, true, encOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestEncodeRequest(t *testing.T) {
 
 func TestUnsignedThinkingForCompatibleServers(t *testing.T) {
 	req := &llm.Request{Model: "deepseek-chat", Messages: history()}
-	body, _ := encodeRequest(req, true, true)
+	body, _ := encodeRequest(req, true, encOpts{replayUnsigned: true})
 	if !strings.Contains(string(body), "unsigned reasoning from another vendor") {
 		t.Fatal("compatible servers must get their reasoning back")
 	}
@@ -125,7 +125,7 @@ func TestThinkingOnlyForCapableModels(t *testing.T) {
 		{"claude-opus-4-1", 1024, false}, // no room for the minimum budget
 	}
 	for _, tc := range tests {
-		body, _ := encodeRequest(&llm.Request{Model: tc.model, MaxTokens: tc.max, Thinking: true, Messages: []llm.Message{llm.UserText("x")}}, true, false)
+		body, _ := encodeRequest(&llm.Request{Model: tc.model, MaxTokens: tc.max, Thinking: true, Messages: []llm.Message{llm.UserText("x")}}, true, encOpts{})
 		if got := decodeBody(t, body)["thinking"] != nil; got != tc.thinking {
 			t.Errorf("%s: thinking sent = %v, want %v", tc.model, got, tc.thinking)
 		}
@@ -133,7 +133,7 @@ func TestThinkingOnlyForCapableModels(t *testing.T) {
 }
 
 func TestPurposeTagAdded(t *testing.T) {
-	body, _ := encodeRequest(&llm.Request{Model: "m", Purpose: llm.PurposeCompact, System: []llm.SystemBlock{{Text: "Summarise."}}, Messages: []llm.Message{llm.UserText("x")}}, true, false)
+	body, _ := encodeRequest(&llm.Request{Model: "m", Purpose: llm.PurposeCompact, System: []llm.SystemBlock{{Text: "Summarise."}}, Messages: []llm.Message{llm.UserText("x")}}, true, encOpts{})
 	req, _, err := ParseRequest(body)
 	if err != nil || req.Purpose != llm.PurposeCompact {
 		t.Fatalf("purpose %q, %v", req.Purpose, err)

@@ -16,7 +16,10 @@ import (
 // block (if it has at least 1024 tokens); a marker finds a cached prefix
 // ending at its own block or at one of the 20 block boundaries before it;
 // at most four markers per request. Tokens are estimated as bytes/4 of
-// each block's JSON.
+// each block's JSON. Tool search: a tool sent with defer_loading is not
+// part of the prompt (no tokens, not in the prefix) until a tool_reference
+// in a tool_result names it; the definition then counts there, where the
+// API expands it.
 type cacheSim struct {
 	cached map[[32]byte]bool
 	read   int
@@ -48,7 +51,19 @@ func simBlocks(t *testing.T, body []byte) []simBlock {
 		t.Fatal(err)
 	}
 	var raw []json.RawMessage
-	raw = append(raw, w.Tools...)
+	deferred := map[string]int{} // name → tokens of its definition
+	for _, tl := range w.Tools {
+		var d struct {
+			Name  string `json:"name"`
+			Defer bool   `json:"defer_loading"`
+		}
+		_ = json.Unmarshal(tl, &d)
+		if d.Defer {
+			deferred[d.Name] = max(len(tl)/4, 1)
+			continue
+		}
+		raw = append(raw, tl)
+	}
 	raw = append(raw, w.System...)
 	for _, m := range w.Messages {
 		raw = append(raw, json.RawMessage(`{"role":"`+m.Role+`"}`)) // a role change is part of the prefix
@@ -61,6 +76,23 @@ func simBlocks(t *testing.T, body []byte) []simBlock {
 			CacheControl json.RawMessage `json:"cache_control"`
 		}
 		_ = json.Unmarshal(r, &probe)
+		var refs struct {
+			Content []struct {
+				Type     string `json:"type"`
+				ToolName string `json:"tool_name"`
+			} `json:"content"`
+		}
+		_ = json.Unmarshal(r, &refs) // fails for string content: no references
+		expanded := 0
+		for _, c := range refs.Content {
+			if c.Type == "tool_reference" {
+				tok, ok := deferred[c.ToolName]
+				if !ok {
+					t.Fatalf("tool_reference to %q, which is not sent with defer_loading", c.ToolName)
+				}
+				expanded += tok
+			}
+		}
 		var plain map[string]any
 		_ = json.Unmarshal(r, &plain)
 		delete(plain, "cache_control") // the marker itself is not content
@@ -68,7 +100,7 @@ func simBlocks(t *testing.T, body []byte) []simBlock {
 		h.Write(b)
 		var sum [32]byte
 		copy(sum[:], h.Sum(nil))
-		out = append(out, simBlock{tokens: max(len(b)/4, 1), mark: len(probe.CacheControl) > 0, hash: sum})
+		out = append(out, simBlock{tokens: max(len(b)/4, 1) + expanded, mark: len(probe.CacheControl) > 0, hash: sum})
 	}
 	return out
 }
@@ -121,12 +153,15 @@ func (c *cacheSim) share() float64 {
 // a realistic system prompt and tool list; it returns the cached share of
 // all input tokens.
 func parallelReads(t *testing.T, turns, n int) (*cacheSim, float64) {
-	return parallelReadsActivating(t, turns, n, -1)
+	return parallelReadsActivating(t, turns, n, -1, false)
 }
 
-// parallelReadsActivating is parallelReads where a deferred tool becomes
-// visible (joins the tool list) before turn activate.
-func parallelReadsActivating(t *testing.T, turns, n, activate int) (*cacheSim, float64) {
+// parallelReadsActivating is parallelReads where the answer of turn
+// activate also loads the deferred tool web_fetch with tool_search. The
+// client-side way, web_fetch joins the tool list from the next request
+// and the result repeats its definition; natively (native), it is sent
+// with defer_loading from the first request and the result references it.
+func parallelReadsActivating(t *testing.T, turns, n, activate int, native bool) (*cacheSim, float64) {
 	sim := newCacheSim()
 	var tools []llm.ToolSpec
 	for i := 0; i < 12; i++ {
@@ -135,13 +170,28 @@ func parallelReadsActivating(t *testing.T, turns, n, activate int) (*cacheSim, f
 	}
 	sys := []llm.SystemBlock{{Text: strings.Repeat("You are hew, a coding agent. ", 400), Cache: true}, {Text: "Environment: linux, /work/project", Cache: true}}
 	msgs := []llm.Message{llm.UserText("Read the files of the package and explain them.")}
+	webFetch := llm.ToolSpec{Name: "web_fetch", Description: "Fetches a URL and returns its text. " + strings.Repeat("Explains redirects, sizes and formats. ", 10),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}`)}
+	var deferred []llm.ToolSpec
+	if activate >= 0 {
+		deferred = []llm.ToolSpec{webFetch}
+	}
 	id := 0
 	for turn := 0; turn < turns; turn++ {
-		if turn == activate {
-			tools = append(tools, llm.ToolSpec{Name: "web_fetch", Description: "Fetches a URL.", InputSchema: json.RawMessage(`{"type":"object"}`)})
-		}
 		a := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "Reading the next files."}}}
 		u := llm.Message{Role: llm.RoleUser}
+		if turn == activate {
+			id++
+			cid := fmt.Sprintf("toolu_%03d", id)
+			text := "Loaded web_fetch; you can call them now."
+			if !native {
+				spec, _ := json.Marshal(webFetch)
+				text += "\n<function>" + string(spec) + "</function>"
+			}
+			a.Content = append(a.Content, llm.Block{Type: llm.BlockToolUse, ID: cid, Name: "tool_search", Input: json.RawMessage(`{"query":"select:web_fetch"}`)})
+			u.Content = append(u.Content, llm.Block{Type: llm.BlockToolResult, ID: cid, Content: text, ToolRefs: []string{"web_fetch"}})
+			tools = append(tools, webFetch) // loaded: callable from now on
+		}
 		for k := 0; k < n; k++ {
 			id++
 			cid := fmt.Sprintf("toolu_%03d", id)
@@ -149,7 +199,8 @@ func parallelReadsActivating(t *testing.T, turns, n, activate int) (*cacheSim, f
 			u.Content = append(u.Content, llm.Block{Type: llm.BlockToolResult, ID: cid, Content: strings.Repeat(fmt.Sprintf("line of file %d\n", id), 60)})
 		}
 		msgs = append(msgs, a, u)
-		body, err := encodeRequest(&llm.Request{Model: "claude-sonnet-4", System: sys, Tools: tools, Messages: msgs, Purpose: llm.PurposeMain}, true, false)
+		body, err := encodeRequest(&llm.Request{Model: "claude-sonnet-4", System: sys, Tools: tools, DeferredTools: deferred, Messages: msgs, Purpose: llm.PurposeMain},
+			true, encOpts{native: native})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,15 +225,23 @@ func TestCacheShareWithParallelCalls(t *testing.T) {
 	}
 }
 
-// Activating a deferred tool changes the tool list, which leads the
-// prefix: measured here, that request writes the system prompt and the
-// whole conversation again (issue 12.13). /status reports such misses.
+// Loading a deferred tool the client-side way changes the tool list,
+// which leads the prefix: that request writes the system prompt and the
+// whole conversation again (issue 12.13; /status reports such misses).
+// Loaded natively (defer_loading + tool_reference) the tool list never
+// changes and the cache holds: only the result's own tokens are new.
 func TestDeferredActivationCost(t *testing.T) {
 	base, baseShare := parallelReads(t, 12, 4)
-	act, actShare := parallelReadsActivating(t, 12, 4, 6)
-	extra := act.write - base.write
-	t.Logf("activation before turn 7 of 12: cached share %.1f%% -> %.1f%%, %d tokens written again", 100*baseShare, 100*actShare, extra)
-	if extra <= 0 || actShare >= baseShare {
-		t.Fatalf("activation cost nothing in the simulation: %d extra writes", extra)
+	cs, csShare := parallelReadsActivating(t, 12, 4, 6, false)
+	nat, natShare := parallelReadsActivating(t, 12, 4, 6, true)
+	t.Logf("12 turns × 4 parallel reads, no load:            cached share %.1f%% (read %d, write %d, uncached %d)", 100*baseShare, base.read, base.write, base.input)
+	t.Logf("load in turn 7, client-side (tool list grows):  cached share %.1f%% (read %d, write %d, uncached %d)", 100*csShare, cs.read, cs.write, cs.input)
+	t.Logf("load in turn 7, native (defer_loading+reference): cached share %.1f%% (read %d, write %d, uncached %d)", 100*natShare, nat.read, nat.write, nat.input)
+	t.Logf("tokens written again by the load: client-side %d, native %d", cs.write-base.write, nat.write-base.write)
+	if csShare >= baseShare || cs.write-base.write < 5000 {
+		t.Fatalf("client-side load cost nothing in the simulation: %.1f%% vs %.1f%%", 100*csShare, 100*baseShare)
+	}
+	if natShare <= csShare || nat.write-base.write > 1000 {
+		t.Fatalf("native load still rebuilt the cache: %.1f%% (client-side %.1f%%), %d tokens written again", 100*natShare, 100*csShare, nat.write-base.write)
 	}
 }

@@ -43,6 +43,7 @@ type wireBlock struct {
 	Content      json.RawMessage `json:"content,omitempty"`
 	IsError      bool            `json:"is_error,omitempty"`
 	Source       *imageSource    `json:"source,omitempty"`
+	ToolName     string          `json:"tool_name,omitempty"` // of a tool_reference inside a tool_result
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
@@ -55,7 +56,24 @@ type wireTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description,omitempty"`
 	InputSchema  json.RawMessage `json:"input_schema"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// encOpts are the choices an encoding depends on besides the request.
+type encOpts struct {
+	// replayUnsigned sends thinking without a signature back
+	// (Anthropic-compatible servers of other vendors want their reasoning
+	// returned; Anthropic itself rejects it).
+	replayUnsigned bool
+	// native loads deferred tools natively: Request.DeferredTools go out
+	// with defer_loading and tool results' ToolRefs as tool_reference blocks.
+	native bool
+	// refs are the names a tool_reference may name (the deferred tools of
+	// a native request; nil otherwise): set by encodeRequestCached.
+	refs map[string]bool
+	// refsKey tells encodings with different refs apart in the cache.
+	refsKey uint64
 }
 
 type wireThinking struct {
@@ -89,19 +107,69 @@ func maxTokens(req *llm.Request) int {
 }
 
 // encodeRequest builds the wire request. Everything is a fresh copy, so the
-// cache markers never reach the stored history. replayUnsigned sends
-// thinking without a signature back (Anthropic-compatible servers of other
-// vendors want their reasoning returned; Anthropic itself rejects it).
-func encodeRequest(req *llm.Request, stream, replayUnsigned bool) ([]byte, error) {
-	body, _, err := encodeRequestCached(req, stream, replayUnsigned, nil)
+// cache markers never reach the stored history.
+func encodeRequest(req *llm.Request, stream bool, opts encOpts) ([]byte, error) {
+	body, _, _, err := encodeRequestCached(req, stream, opts, nil)
 	return body, err
 }
 
 // encodeRequestCached is encodeRequest taking the encoding of unmarked
 // messages from cache (nil: encode everything), and fingerprints what it
-// encoded.
-func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *msgCache) ([]byte, *llm.WirePrint, error) {
-	print := &llm.WirePrint{}
+// encoded. native reports whether the body loads deferred tools natively
+// (it then needs the ToolSearchBeta header): asked for, with deferred
+// tools and at least one tool sent in full, as the API requires.
+func encodeRequestCached(req *llm.Request, stream bool, opts encOpts, cache *msgCache) (body []byte, print *llm.WirePrint, native bool, err error) {
+	print = &llm.WirePrint{}
+	opts.refs, opts.refsKey = nil, 0
+	tools := req.Tools
+	var deferred []llm.ToolSpec
+	if opts.native && len(req.DeferredTools) > 0 {
+		// A loaded tool no result in these messages references (loaded
+		// without tool_search, or its reference compacted away) would be
+		// invisible deferred: it goes out in full instead.
+		referenced := map[string]bool{}
+		for _, m := range req.Messages {
+			for _, b := range m.Content {
+				for _, n := range b.ToolRefs {
+					referenced[n] = true
+				}
+			}
+		}
+		isDeferred := make(map[string]bool, len(req.DeferredTools))
+		for _, t := range req.DeferredTools {
+			isDeferred[t.Name] = true
+		}
+		refs := map[string]bool{}
+		var full []llm.ToolSpec
+		loadedInFull := map[string]bool{}
+		for _, t := range req.Tools {
+			switch {
+			case !isDeferred[t.Name]:
+				full = append(full, t)
+			case !referenced[t.Name]:
+				full = append(full, t)
+				loadedInFull[t.Name] = true
+			}
+		}
+		for _, t := range req.DeferredTools {
+			if !loadedInFull[t.Name] {
+				deferred = append(deferred, t)
+				refs[t.Name] = true
+			}
+		}
+		if len(full) == 0 || len(deferred) == 0 {
+			deferred = nil
+		} else {
+			native, tools = true, full
+			opts.refs = refs
+			h := fnv.New64a()
+			for _, t := range deferred {
+				h.Write([]byte(t.Name))
+				h.Write([]byte{0})
+			}
+			opts.refsKey = h.Sum64() | 1
+		}
+	}
 	w := wireRequest{Model: req.Model, MaxTokens: maxTokens(req), Stream: stream}
 	marks := 0
 	msgMarks := len(messageBreakpoints(req.Messages))
@@ -118,17 +186,19 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 		}
 		w.System = append(w.System, t)
 	}
-	for _, t := range req.Tools {
+	for k, t := range append(slices.Clip(tools), deferred...) {
 		schema := t.InputSchema
 		if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		wt := wireTool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		wt := wireTool{Name: t.Name, Description: t.Description, InputSchema: schema, DeferLoading: k >= len(tools)}
 		enc, _ := json.Marshal(wt)
 		print.Tools = append(print.Tools, llm.ToolPrint{Name: t.Name, Hash: hashBytes(enc)})
 		w.Tools = append(w.Tools, wt)
 	}
-	if n := len(w.Tools); n > 0 {
+	// The tools' breakpoint goes on the last one sent in full: deferred
+	// definitions are not part of the prompt until referenced.
+	if n := len(tools); n > 0 {
 		w.Tools[n-1].CacheControl = ephemeral
 	}
 	marked := messageBreakpoints(req.Messages)
@@ -136,18 +206,18 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 	gen := cache.begin()
 	for i, m := range req.Messages {
 		mark := slices.Contains(marked, i)
-		plain, hash := cache.get(m, replayUnsigned, gen)
+		plain, hash := cache.get(m, opts, gen)
 		var wm wireMessage
 		if plain == nil || mark {
-			wm = encodeMessage(m, replayUnsigned)
+			wm = encodeMessage(m, opts)
 		}
 		if plain == nil {
 			enc, err := json.Marshal(wm)
 			if err != nil {
-				return nil, nil, fmt.Errorf("anthropic: encode message %d: %w", i, err)
+				return nil, nil, false, fmt.Errorf("anthropic: encode message %d: %w", i, err)
 			}
 			plain, hash = enc, hashBytes(enc)
-			cache.put(m, replayUnsigned, plain, hash, gen)
+			cache.put(m, opts, plain, hash, gen)
 		}
 		print.Messages = append(print.Messages, hash)
 		msgs[i] = plain
@@ -155,7 +225,7 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 			markMessage(wm)
 			enc, err := json.Marshal(wm)
 			if err != nil {
-				return nil, nil, fmt.Errorf("anthropic: encode message %d: %w", i, err)
+				return nil, nil, false, fmt.Errorf("anthropic: encode message %d: %w", i, err)
 			}
 			msgs[i] = enc
 		}
@@ -167,11 +237,11 @@ func encodeRequestCached(req *llm.Request, stream, replayUnsigned bool, cache *m
 			w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 		}
 	}
-	body, err := json.Marshal(w)
+	body, err = json.Marshal(w)
 	if err != nil {
-		return nil, nil, fmt.Errorf("anthropic: encode request: %w", err)
+		return nil, nil, false, fmt.Errorf("anthropic: encode request: %w", err)
 	}
-	return spliceMessages(body, msgs), print, nil
+	return spliceMessages(body, msgs), print, native, nil
 }
 
 // hashBytes is FNV-1a, enough to tell changed bytes from unchanged.
@@ -182,10 +252,10 @@ func hashBytes(b []byte) uint64 {
 }
 
 // encodeMessage is one message in the wire format, without cache markers.
-func encodeMessage(m llm.Message, replayUnsigned bool) wireMessage {
+func encodeMessage(m llm.Message, opts encOpts) wireMessage {
 	wm := wireMessage{Role: string(m.Role)}
 	for _, b := range m.Content {
-		if wb, ok := encodeBlock(b, replayUnsigned); ok {
+		if wb, ok := encodeBlock(b, opts); ok {
 			wm.Content = append(wm.Content, wb)
 		}
 	}
@@ -287,7 +357,8 @@ func safeID(id string) string {
 	return b.String()
 }
 
-func encodeBlock(b llm.Block, replayUnsigned bool) (wireBlock, bool) {
+func encodeBlock(b llm.Block, opts encOpts) (wireBlock, bool) {
+	replayUnsigned := opts.replayUnsigned
 	switch b.Type {
 	case llm.BlockText:
 		if strings.TrimSpace(b.Text) == "" {
@@ -310,11 +381,30 @@ func encodeBlock(b llm.Block, replayUnsigned bool) (wireBlock, bool) {
 		return wireBlock{Type: "tool_use", ID: safeID(b.WireCallID()), Name: b.Name, Input: in}, true
 	case llm.BlockToolResult:
 		content, _ := json.Marshal(b.Content)
+		if parts := toolRefs(b, opts.refs); len(parts) > 0 {
+			if strings.TrimSpace(b.Content) != "" {
+				parts = append([]wireBlock{{Type: "text", Text: b.Content}}, parts...)
+			}
+			content, _ = json.Marshal(parts)
+		}
 		return wireBlock{Type: "tool_result", ToolUseID: safeID(b.WireCallID()), Content: content, IsError: b.IsError}, true
 	case llm.BlockImage:
 		return wireBlock{Type: "image", Source: &imageSource{Type: "base64", MediaType: b.MediaType, Data: b.Data}}, true
 	}
 	return wireBlock{}, false
+}
+
+// toolRefs are the tool_reference blocks of a tool result: one per name
+// it loads that the request sends deferred (the API refuses a reference
+// to anything else), none when the request loads nothing natively.
+func toolRefs(b llm.Block, refs map[string]bool) []wireBlock {
+	var out []wireBlock
+	for _, n := range b.ToolRefs {
+		if refs[n] {
+			out = append(out, wireBlock{Type: "tool_reference", ToolName: n})
+		}
+	}
+	return out
 }
 
 // ParseRequest decodes a Messages API request body into neutral form. The
@@ -351,7 +441,12 @@ func ParseRequest(body []byte) (req *llm.Request, stream bool, err error) {
 		}
 	}
 	for _, t := range w.Tools {
-		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		spec := llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if t.DeferLoading { // sent deferred: loadable by reference, not callable yet
+			req.DeferredTools = append(req.DeferredTools, spec)
+		} else {
+			req.Tools = append(req.Tools, spec)
+		}
 	}
 	for i, m := range w.Messages {
 		msg := llm.Message{Role: llm.Role(m.Role)}
@@ -388,9 +483,14 @@ func decodeBlock(b wireBlock) llm.Block {
 		if json.Unmarshal(b.Content, &s) != nil {
 			var parts []wireBlock
 			_ = json.Unmarshal(b.Content, &parts)
+			var refs []string
 			for _, p := range parts {
 				s += p.Text
+				if p.Type == "tool_reference" {
+					refs = append(refs, p.ToolName)
+				}
 			}
+			return llm.Block{Type: llm.BlockToolResult, ID: b.ToolUseID, Content: s, IsError: b.IsError, ToolRefs: refs}
 		}
 		return llm.Block{Type: llm.BlockToolResult, ID: b.ToolUseID, Content: s, IsError: b.IsError}
 	case "redacted_thinking":

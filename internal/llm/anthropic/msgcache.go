@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 
 	"github.com/hew-dev/hew/internal/llm"
@@ -25,6 +26,7 @@ type msgKey struct {
 	first  *llm.Block
 	n      int
 	replay bool
+	refs   uint64 // encOpts.refsKey: which tool references the encoding holds
 	role   llm.Role
 }
 
@@ -37,11 +39,11 @@ type msgEntry struct {
 
 func newMsgCache() *msgCache { return &msgCache{entries: map[msgKey]*msgEntry{}} }
 
-func keyOf(m llm.Message, replay bool) (msgKey, bool) {
+func keyOf(m llm.Message, opts encOpts) (msgKey, bool) {
 	if len(m.Content) == 0 {
 		return msgKey{}, false
 	}
-	return msgKey{first: &m.Content[0], n: len(m.Content), replay: replay, role: m.Role}, true
+	return msgKey{first: &m.Content[0], n: len(m.Content), replay: opts.replayUnsigned, refs: opts.refsKey, role: m.Role}, true
 }
 
 // begin starts a request and returns its generation.
@@ -56,11 +58,11 @@ func (c *msgCache) begin() uint64 {
 }
 
 // get returns the encoding of m and its hash, or nil.
-func (c *msgCache) get(m llm.Message, replay bool, gen uint64) ([]byte, uint64) {
+func (c *msgCache) get(m llm.Message, opts encOpts, gen uint64) ([]byte, uint64) {
 	if c == nil {
 		return nil, 0
 	}
-	k, ok := keyOf(m, replay)
+	k, ok := keyOf(m, opts)
 	if !ok {
 		return nil, 0
 	}
@@ -75,11 +77,11 @@ func (c *msgCache) get(m llm.Message, replay bool, gen uint64) ([]byte, uint64) 
 }
 
 // put remembers the encoding of m.
-func (c *msgCache) put(m llm.Message, replay bool, enc []byte, hash, gen uint64) {
+func (c *msgCache) put(m llm.Message, opts encOpts, enc []byte, hash, gen uint64) {
 	if c == nil {
 		return
 	}
-	k, ok := keyOf(m, replay)
+	k, ok := keyOf(m, opts)
 	if !ok {
 		return
 	}
@@ -114,7 +116,8 @@ func sameBlocks(a, b []llm.Block) bool {
 		x, y := &a[i], &b[i]
 		if x.Type != y.Type || x.Text != y.Text || x.Signature != y.Signature || x.Data != y.Data ||
 			x.MediaType != y.MediaType || x.ID != y.ID || x.WireID != y.WireID || x.Name != y.Name ||
-			x.Content != y.Content || x.IsError != y.IsError || !bytes.Equal(x.Input, y.Input) {
+			x.Content != y.Content || x.IsError != y.IsError || !bytes.Equal(x.Input, y.Input) ||
+			!slices.Equal(x.ToolRefs, y.ToolRefs) {
 			return false
 		}
 	}

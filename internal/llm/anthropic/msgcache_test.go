@@ -36,16 +36,16 @@ func TestMsgCacheMatchesFreshEncoding(t *testing.T) {
 	h := sessionHistory(60)
 	for n := 1; n <= len(h); n++ {
 		req := &llm.Request{Model: "claude-sonnet-4", Messages: h[:n], Purpose: llm.PurposeMain}
-		fresh, err1 := encodeRequest(req, true, false)
-		cached, _, err2 := encodeRequestCached(req, true, false, c)
+		fresh, err1 := encodeRequest(req, true, encOpts{})
+		cached, _, _, err2 := encodeRequestCached(req, true, encOpts{}, c)
 		if err1 != nil || err2 != nil || !bytes.Equal(fresh, cached) {
 			t.Fatalf("n=%d: cached encoding differs (%v %v)", n, err1, err2)
 		}
 	}
 	h[5].Content[0].Content = "rewritten in place" // same slice, new text (a tier shortening a result)
 	req := &llm.Request{Model: "claude-sonnet-4", Messages: h, Purpose: llm.PurposeMain}
-	cached, _, _ := encodeRequestCached(req, true, false, c)
-	fresh, _ := encodeRequest(req, true, false)
+	cached, _, _, _ := encodeRequestCached(req, true, encOpts{}, c)
+	fresh, _ := encodeRequest(req, true, encOpts{})
 	if !bytes.Equal(fresh, cached) || !bytes.Contains(cached, []byte("rewritten in place")) {
 		t.Fatal("a message changed in place was served from the cache")
 	}
@@ -57,7 +57,7 @@ func TestMsgCacheMatchesFreshEncoding(t *testing.T) {
 // sameBlocks must compare every field of llm.Block: a field added there
 // and not here would let a changed message be served stale.
 func TestSameBlocksCoversEveryField(t *testing.T) {
-	if n := reflect.TypeOf(llm.Block{}).NumField(); n != 11 {
+	if n := reflect.TypeOf(llm.Block{}).NumField(); n != 12 {
 		t.Fatalf("llm.Block has %d fields; update sameBlocks and this count", n)
 	}
 }
@@ -77,13 +77,13 @@ func BenchmarkEncodeGrowingHistory(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				h := sessionHistory(n)
 				req := &llm.Request{Model: "claude-sonnet-4", Tools: tools, Messages: h, Purpose: llm.PurposeMain}
-				if _, _, err := encodeRequestCached(req, true, false, c); err != nil {
+				if _, _, _, err := encodeRequestCached(req, true, encOpts{}, c); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if _, _, err := encodeRequestCached(req, true, false, c); err != nil {
+					if _, _, _, err := encodeRequestCached(req, true, encOpts{}, c); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -97,8 +97,8 @@ func BenchmarkEncodeGrowingHistory(b *testing.B) {
 func TestWirePrintIgnoresMovingMarkers(t *testing.T) {
 	h := sessionHistory(12)
 	c := newMsgCache()
-	_, p1, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h[:9]}, true, false, c)
-	_, p2, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h}, true, false, nil)
+	_, p1, _, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h[:9]}, true, encOpts{}, c)
+	_, p2, _, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h}, true, encOpts{}, nil)
 	for i := range p1.Messages {
 		if p1.Messages[i] != p2.Messages[i] {
 			t.Fatalf("message %d print changed although only markers moved", i)
@@ -106,7 +106,7 @@ func TestWirePrintIgnoresMovingMarkers(t *testing.T) {
 	}
 	h2 := append([]llm.Message(nil), h...)
 	h2[2] = llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ID: h[2].Content[0].ID, Content: "other"}}}
-	_, p3, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h2}, true, false, c)
+	_, p3, _, _ := encodeRequestCached(&llm.Request{Model: "m", Messages: h2}, true, encOpts{}, c)
 	if p3.Messages[2] == p2.Messages[2] || p3.Messages[1] != p2.Messages[1] {
 		t.Fatal("print does not follow the message bytes")
 	}

@@ -172,8 +172,21 @@ func (s *Server) handleAnthropic(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, i, 400, anthropicError("invalid_request_error", v))
 		return
 	}
+	if v := checkDeferred(r.Header, req); v != "" {
+		s.logf("POST %s: refused: %s", r.URL.Path, v)
+		s.reject(w, i, 400, anthropicError("invalid_request_error", v))
+		return
+	}
 	pl := s.engine.Plan(req)
 	s.logf("POST %s %s", r.URL.Path, describe(req.Purpose, pl, stream))
+	if v := unloadedCall(req, pl); v != "" {
+		s.mu.Lock()
+		s.reqs[i].Violations = append(s.reqs[i].Violations, v)
+		s.mu.Unlock()
+		s.logf("POST %s: %s", r.URL.Path, v)
+		s.reject(w, i, 400, anthropicError("invalid_request_error", v))
+		return
+	}
 	if f := pl.Fault; f != nil {
 		for k, v := range mock.FaultHeader(f) {
 			w.Header()[k] = v

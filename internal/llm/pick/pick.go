@@ -39,6 +39,9 @@ type Choice struct {
 	KeyVar string
 	// Why says which rule picked the provider, for doctor and errors.
 	Why string
+	// ToolSearch is ENABLE_TOOL_SEARCH: whether Anthropic loads deferred
+	// tools natively (anthropic.ToolSearch; auto when unset).
+	ToolSearch anthropic.ToolSearch
 }
 
 // ErrNoProvider is the "no key" error: nothing names a provider.
@@ -93,6 +96,11 @@ func Choose(o Flags, env func(string) string, settingsProvider, settingsModel st
 	case "mock":
 		defModel = mockModel
 	case "anthropic":
+		ts, err := anthropic.ParseToolSearch(env("ENABLE_TOOL_SEARCH"))
+		if err != nil {
+			return c, err
+		}
+		c.ToolSearch = ts
 		c.APIKey, c.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
 		c.KeyVar = "ANTHROPIC_API_KEY"
 		if c.APIKey == "" && c.AuthToken != "" {
@@ -159,7 +167,7 @@ func firstNonEmpty(ss ...string) string {
 func New(c Choice, mockScript string) (llm.Provider, error) {
 	switch c.Name {
 	case "anthropic":
-		return anthropic.New(anthropic.Config{APIKey: c.APIKey, AuthToken: c.AuthToken, BaseURL: c.BaseURL}), nil
+		return anthropic.New(anthropic.Config{APIKey: c.APIKey, AuthToken: c.AuthToken, BaseURL: c.BaseURL, ToolSearch: c.ToolSearch}), nil
 	case "openai":
 		return openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL}), nil
 	case "mock":

@@ -127,11 +127,13 @@ func (t *enterTool) Run(_ context.Context, _ *tools.Env, _ json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	var loads []string // exit_plan_mode reaches a model that loads tools natively by reference
 	if t.s.o.Registry != nil {
 		t.s.o.Registry.Activate(ExitName)
+		loads = []string{ExitName}
 	}
 	if cur == permission.ModePlan {
-		return tools.Result{Content: "Already in plan mode. Keep exploring read-only; when the plan is ready, call exit_plan_mode with it."}, nil
+		return tools.Result{Content: "Already in plan mode. Keep exploring read-only; when the plan is ready, call exit_plan_mode with it.", Loads: loads}, nil
 	}
 	t.s.Remember(cur)
 	t.s.o.SetMode(permission.ModePlan)
@@ -139,7 +141,7 @@ func (t *enterTool) Run(_ context.Context, _ *tools.Env, _ json.RawMessage) (too
 Plan mode means:
 - explore read-only: read, list and search files, run read-only shell commands;
 - file edits, writes and commands that change anything are denied until the plan is accepted;
-- when you know enough, call exit_plan_mode {"plan": "..."} with the complete plan as Markdown (goal, files and changes, ordered steps, how to verify). The user reviews it before anything changes.`, cur)}, nil
+- when you know enough, call exit_plan_mode {"plan": "..."} with the complete plan as Markdown (goal, files and changes, ordered steps, how to verify). The user reviews it before anything changes.`, cur), Loads: loads}, nil
 }
 
 type exitTool struct {
