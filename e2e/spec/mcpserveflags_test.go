@@ -74,3 +74,24 @@ func TestMCPServeRejectsUnknownFlags(t *testing.T) {
 		}
 	}
 }
+
+// Issue 12.11: `hew mcp serve` makes no model request on a served call's
+// behalf (it has no model: in auto mode a call that needs the classifier
+// is refused, saying so), so there is no side-request usage to count. A
+// model endpoint in the environment receives nothing.
+func TestMCPServeSendsNoSideRequests(t *testing.T) {
+	w := newWorld(t)
+	ms := w.startMock(`{"turns":[{"text":"unused"}]}`)
+	w.env = append(w.env, ms.anthropicEnv()...)
+	cs := serveClient(t, w, "--permission-mode", "auto")
+	text, isErr := callText(t, cs, "write_file", map[string]any{"file_path": "b.txt", "content": "x"})
+	if !isErr || !strings.Contains(text, "no model is available to classify") {
+		t.Errorf("auto-mode write through hew mcp serve: %s", text)
+	}
+	if _, isErr := callText(t, cs, "read_file", map[string]any{"file_path": "b.txt"}); !isErr {
+		t.Errorf("b.txt was written")
+	}
+	if n := len(ms.requests()); n != 0 {
+		t.Errorf("hew mcp serve sent %d model request(s)", n)
+	}
+}

@@ -324,3 +324,41 @@ func TestHeadlessApproverAndDiff(t *testing.T) {
 		t.Fatalf("approval request = %+v", reqs)
 	}
 }
+
+// Issue 12.11: an executor's side requests (the auto-mode classifier of a
+// served call) are counted like a session's: Usage and UsageUpdated.
+func TestExecutorCountsSideRequests(t *testing.T) {
+	reg := tools.NewRegistry()
+	reg.Register(&agenttest.Tool{ToolName: "w"})
+	ev := &events{}
+	prov := agenttest.NewProvider()
+	prov.Side = map[llm.Purpose]string{llm.PurposeClassifier: `{"decision":"allow","reason":"part of the task"}`}
+	sent := 0
+	prov.OnRequest = func(*llm.Request) { sent++ }
+	e := NewExecutor(Config{Tools: reg, Provider: prov, Model: "claude-sonnet-4-5", Emit: ev.emit,
+		Permissions: &perms{fn: func(permission.Request) permission.Verdict {
+			return permission.Verdict{Decision: permission.Ask, Classify: true, Reason: "auto mode", Source: "mode:auto"}
+		}}})
+	for _, id := range []string{"1", "2"} {
+		if res := e.Execute(context.Background(), call(id, "w", `{}`)); res.IsError {
+			t.Fatalf("classified allow: %+v", res)
+		}
+	}
+	if sent != 2 {
+		t.Fatalf("%d classifier requests, want 2", sent)
+	}
+	one := llm.Usage{InputTokens: 10, OutputTokens: 5} // what agenttest answers side requests with
+	got, cost := e.Usage()
+	if want := (llm.Usage{InputTokens: 20, OutputTokens: 10}); got != want || cost <= 0 {
+		t.Fatalf("usage %+v cost %v, want %+v and a price", got, cost, want)
+	}
+	var updates []UsageUpdated
+	for _, x := range ev.list() {
+		if uu, ok := x.(UsageUpdated); ok {
+			updates = append(updates, uu)
+		}
+	}
+	if len(updates) != 2 || updates[0].Request != one || updates[1].Total != got {
+		t.Fatalf("usage events %+v", updates)
+	}
+}
