@@ -64,7 +64,8 @@ func ScopeFiles(scope, root, home string) []string {
 // under the project's trust state t: the project's own files (project and
 // local scope) may start servers only once the user trusts the project
 // (internal/config decides). User servers and --mcp-config files are the
-// user's own and never withheld.
+// user's own and never withheld; nor is anything under the zero Trust (the
+// state could not be read).
 func Withheld(scope string, t config.Trust) bool {
 	return (scope == ScopeProject || scope == ScopeLocal) && t.Status != "" && !t.Applied()
 }
