@@ -504,7 +504,7 @@ func (p *pipeline) invoke(ctx context.Context, pr *prepared) (res tools.Result, 
 	if timeout <= 0 {
 		timeout = DefaultToolTimeout
 	}
-	if pr.call.Name != "run_shell" && pr.call.Name != "agent" {
+	if !tools.IsSelfTimed(pr.tool) {
 		cctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()

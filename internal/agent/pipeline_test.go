@@ -362,3 +362,38 @@ func TestExecutorCountsSideRequests(t *testing.T) {
 		t.Fatalf("usage events %+v", updates)
 	}
 }
+
+// selfTimed is a tool that declares tools.SelfTimed.
+type selfTimed struct{ *agenttest.Tool }
+
+func (selfTimed) SelfTimed() bool { return true }
+
+// A tool that bounds its own running time (tools.SelfTimed, as run_shell
+// and agent do) is not cut by the per-call timeout, whatever its name;
+// the same tool without the declaration is.
+func TestSelfTimedToolsSkipTheCallTimeout(t *testing.T) {
+	slow := func(name string) *agenttest.Tool {
+		return &agenttest.Tool{ToolName: name, Fn: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+			select {
+			case <-time.After(300 * time.Millisecond):
+				return tools.Result{Content: "finished"}, nil
+			case <-ctx.Done():
+				return tools.Result{}, ctx.Err()
+			}
+		}}
+	}
+	for _, tc := range []struct {
+		tool tools.Tool
+		want string
+	}{
+		{selfTimed{slow("probe")}, "finished"},
+		{slow("probe"), "probe timed out after"},
+	} {
+		reg := tools.NewRegistry()
+		reg.Register(tc.tool)
+		res := NewExecutor(Config{Tools: reg, ToolTimeout: 10 * time.Millisecond, Mode: permission.ModeBypass}).Execute(context.Background(), call("1", "probe", `{}`))
+		if !strings.Contains(res.Content, tc.want) {
+			t.Errorf("%T: result %q, want %q", tc.tool, res.Content, tc.want)
+		}
+	}
+}

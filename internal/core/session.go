@@ -30,6 +30,7 @@ import (
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
 	plantool "github.com/hew-dev/hew/internal/tools/plan"
+	agenttool "github.com/hew-dev/hew/internal/tools/agent"
 	skilltool "github.com/hew-dev/hew/internal/tools/skill"
 	wakeuptool "github.com/hew-dev/hew/internal/tools/wakeup"
 	"github.com/hew-dev/hew/internal/wakeup"
@@ -136,7 +137,7 @@ type Session struct {
 	plans    *plantool.Set
 	wakeup   *wakeup.Schedule
 	memory   *memoryParts
-	subagent *subagent.Tool
+	subagent *subagent.Runner
 	grants   *skillGrants        // inline user skills' allowed-tools, for one turn
 	ckpt     *checkpoint.Tracker // nil: no checkpoints
 
@@ -278,7 +279,7 @@ func (s *Session) registerTools() {
 		},
 		WrapPrompt: func(p string) string { return prompt.WithReminder(s.prompt.Reminder, p) },
 	})
-	reg.Register(s.subagent)
+	reg.Register(agenttool.New(s.subagent))
 	if len(s.o.Skills) > 0 {
 		reg.Register(skilltool.New(s.o.Skills, s.forkSkill)) // runs context: fork skills
 	}

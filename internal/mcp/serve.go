@@ -21,15 +21,13 @@ type ToolExecutor interface {
 	Execute(ctx context.Context, call llm.Block) llm.Block
 }
 
-// serveExcluded are tools that make no sense outside a hew session.
-var serveExcluded = map[string]bool{"tool_search": true, "todo_write": true, "agent": true, "enter_plan_mode": true, "exit_plan_mode": true}
-
 // ServedTools lists the tools Serve exposes from reg: the visible ones,
-// minus session-only tools and other servers' MCP tools.
+// minus those that make sense only inside a hew session
+// (tools.SessionOnly) and other servers' MCP tools.
 func ServedTools(reg *tools.Registry) []llm.ToolSpec {
 	var out []llm.ToolSpec
 	for _, s := range reg.Specs() {
-		if serveExcluded[s.Name] || strings.HasPrefix(s.Name, "mcp__") {
+		if t, ok := reg.Get(s.Name); !ok || tools.IsSessionOnly(t) || strings.HasPrefix(s.Name, "mcp__") {
 			continue
 		}
 		var schema struct {

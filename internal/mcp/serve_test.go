@@ -67,14 +67,33 @@ func (e *denyingExecutor) Execute(ctx context.Context, call llm.Block) llm.Block
 	return out
 }
 
+// sessionTool declares itself tools.SessionOnly, as tool_search does.
+type sessionTool struct{ fileTool }
+
+func (sessionTool) SessionOnly() bool { return true }
+
+// hew's own built-ins are served except those that declare themselves
+// session-only (tool_search, todo_write), decided by that property alone.
+func TestServedBuiltins(t *testing.T) {
+	reg := tools.NewRegistry()
+	tools.RegisterBuiltins(reg)
+	var got []string
+	for _, s := range ServedTools(reg) {
+		got = append(got, s.Name)
+	}
+	if strings.Join(got, ",") != "read_file,write_file,edit_file,list_files,grep_search,run_shell,web_fetch" {
+		t.Fatalf("served = %v", got)
+	}
+}
+
 func serveRegistry(root string) *tools.Registry {
 	reg := tools.NewRegistry()
 	reg.Register(fileTool{name: "read_file", root: root,
 		schema: `{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}`})
 	reg.Register(fileTool{name: "write_file", write: true, root: root,
 		schema: `{"type":"object","properties":{"file_path":{"type":"string"},"content":{"type":"string"}},"required":["file_path","content"]}`})
-	reg.Register(fileTool{name: "tool_search", root: root, schema: `{"type":"object","properties":{}}`})
-	reg.Register(fileTool{name: "todo_write", root: root, schema: `{"type":"object","properties":{}}`})
+	reg.Register(sessionTool{fileTool{name: "tool_search", root: root, schema: `{"type":"object","properties":{}}`}})
+	reg.Register(sessionTool{fileTool{name: "todo_write", root: root, schema: `{"type":"object","properties":{}}`}})
 	reg.Register(fileTool{name: "mcp__other__x", root: root, schema: `{"type":"object","properties":{}}`})
 	return reg
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/llm"
@@ -17,7 +19,7 @@ import (
 // tools, read receipts, turn limit and what is left of the budget; no
 // context manager. The mode is the parent's, except that a read-only role
 // decides in plan mode; plan and auto always carry over.
-func (t *Tool) childConfig(base agent.Config, env *tools.Env, j job) (agent.Config, error) {
+func (t *Runner) childConfig(base agent.Config, env *tools.Env, j job) (agent.Config, error) {
 	if base.Provider == nil {
 		return agent.Config{}, errors.New("no model provider configured")
 	}
@@ -58,21 +60,27 @@ func (t *Tool) childConfig(base agent.Config, env *tools.Env, j job) (agent.Conf
 		// Same system, tools and model as the parent: the request shares
 		// the parent's prefix, so the provider's prompt cache is hit.
 		cfg.Tools = t.forkRegistry()
-		cfg.Permissions = noRecursion{cfg.Permissions}
+		cfg.Permissions = noRecursion{cfg.Permissions, j.from.Tool}
 	} else {
 		if r.Model != "" {
 			cfg.Model = r.Model
 		}
 		cfg.System = append(append([]llm.SystemBlock(nil), base.System...), llm.SystemBlock{Text: rolePrompt(in, r)})
-		var restrict *permission.Restriction
-		if r.Tools != nil {
-			var err error
-			if restrict, err = permission.NewRestriction(r.Tools, childEnv.Root, childEnv.HomeDir); err != nil {
+		var keep func(name string) bool // nil keeps every tool
+		switch {
+		case r.Explorers:
+			names := t.explorers()
+			cfg.Permissions = onlyTools{cfg.Permissions, names}
+			keep = func(name string) bool { return slices.Contains(names, name) }
+		case r.Tools != nil:
+			restrict, err := permission.NewRestriction(r.Tools, childEnv.Root, childEnv.HomeDir)
+			if err != nil {
 				return cfg, fmt.Errorf("the tool list of role %s: %w", r.Name, err)
 			}
 			cfg.Permissions = restricted{cfg.Permissions, restrict}
+			keep = restrict.Covers
 		}
-		cfg.Tools = t.childRegistry(restrict)
+		cfg.Tools = t.childRegistry(keep)
 		if r.ReadOnlyShell && cfg.Mode != permission.ModePlan {
 			cfg.Mode = permission.ModePlan
 		}
@@ -87,7 +95,7 @@ func (t *Tool) childConfig(base agent.Config, env *tools.Env, j job) (agent.Conf
 }
 
 // budget gives the child what is left of the parent's token and cost limits.
-func (t *Tool) budget(cfg *agent.Config) error {
+func (t *Runner) budget(cfg *agent.Config) error {
 	if t.o.Used == nil {
 		return nil
 	}
@@ -120,32 +128,52 @@ func (t *Tool) budget(cfg *agent.Config) error {
 	return nil
 }
 
-// childRegistry picks the child's tools from the parent's: the visible ones
-// in the parent's order, then the still-deferred ones (found again through
-// the child's own tool_search). A restriction keeps only the tools it names.
-func (t *Tool) childRegistry(restrict *permission.Restriction) *tools.Registry {
-	child := tools.NewRegistry()
-	allowed := func(name string) bool {
-		if neverInChild[name] {
-			return false
-		}
-		return restrict == nil || name == "tool_search" || restrict.Covers(name)
-	}
+// explorers names the parent's tools that declare tools.Explorer, in the
+// parent's order (visible ones, then deferred ones): the tools of the
+// read-only roles.
+func (t *Runner) explorers() []string {
+	var names []string
 	for _, name := range t.o.Registry.Names() {
-		if !allowed(name) {
-			continue
-		}
-		if name == "tool_search" {
-			child.Register(tools.NewToolSearch(child))
-			continue
-		}
-		if tl, ok := t.o.Registry.Get(name); ok {
-			child.Register(tl)
-			child.Activate(name) // a deferred tool the parent already loaded
+		if tl, ok := t.o.Registry.Get(name); ok && tools.Explores(tl) {
+			names = append(names, name)
 		}
 	}
 	for _, tl := range t.o.Registry.Deferred() {
-		if allowed(tl.Name()) {
+		if tools.Explores(tl) {
+			names = append(names, tl.Name())
+		}
+	}
+	return names
+}
+
+// childRegistry picks the child's tools from the parent's: the visible ones
+// in the parent's order, then the still-deferred ones (found again through
+// the child's own tool_search). keep, when set, picks the tools a role may
+// have; tools bound to the registry are always rebound to the child's. A
+// child never gets the tools only the main agent may have.
+func (t *Runner) childRegistry(keep func(name string) bool) *tools.Registry {
+	child := tools.NewRegistry()
+	allowed := func(tl tools.Tool) bool {
+		if tools.IsMainAgentOnly(tl) {
+			return false
+		}
+		_, bound := tl.(tools.RegistryBound)
+		return keep == nil || bound || keep(tl.Name())
+	}
+	for _, name := range t.o.Registry.Names() {
+		tl, ok := t.o.Registry.Get(name)
+		if !ok || !allowed(tl) {
+			continue
+		}
+		if b, ok := tl.(tools.RegistryBound); ok {
+			child.Register(b.Rebind(child))
+			continue
+		}
+		child.Register(tl)
+		child.Activate(name) // a deferred tool the parent already loaded
+	}
+	for _, tl := range t.o.Registry.Deferred() {
+		if allowed(tl) {
 			child.Register(tl)
 		}
 	}
@@ -154,8 +182,8 @@ func (t *Tool) childRegistry(restrict *permission.Restriction) *tools.Registry {
 
 // forkRegistry copies the parent's registry so the tool list is the same
 // byte for byte (order, loaded deferred tools, the agent tool itself); the
-// copy's tool_search loads tools into the copy only.
-func (t *Tool) forkRegistry() *tools.Registry {
+// copy's registry-bound tools (tool_search) work on the copy only.
+func (t *Runner) forkRegistry() *tools.Registry {
 	child := tools.NewRegistry()
 	names := t.o.Registry.Names()
 	for _, name := range names {
@@ -163,8 +191,8 @@ func (t *Tool) forkRegistry() *tools.Registry {
 		if !ok {
 			continue
 		}
-		if name == "tool_search" {
-			tl = tools.NewToolSearch(child)
+		if b, ok := tl.(tools.RegistryBound); ok {
+			tl = b.Rebind(child)
 		}
 		child.Register(tl)
 	}
@@ -180,7 +208,7 @@ func (t *Tool) forkRegistry() *tools.Registry {
 // forkHistory is the parent's history with every call of its last answer
 // answered, so the fork's request repeats the parent's messages unchanged
 // and only adds to them.
-func forkHistory(h []llm.Message, call json.RawMessage) []llm.Message {
+func forkHistory(h []llm.Message, call Call) []llm.Message {
 	out := append([]llm.Message(nil), h...)
 	if len(out) == 0 || out[len(out)-1].Role != llm.RoleAssistant {
 		return out
@@ -193,7 +221,7 @@ func forkHistory(h []llm.Message, call json.RawMessage) []llm.Message {
 	mine := false
 	for _, u := range uses {
 		text := "This call runs separately in the main agent; it is not your task."
-		if !mine && u.Name == Name && bytes.Equal(bytes.TrimSpace(u.Input), bytes.TrimSpace(call)) {
+		if !mine && u.Name == call.Tool && bytes.Equal(bytes.TrimSpace(u.Input), bytes.TrimSpace(call.Input)) {
 			mine = true
 			text = "Forked: you are the sub-agent this call started. Your task follows."
 		}
@@ -202,7 +230,7 @@ func forkHistory(h []llm.Message, call json.RawMessage) []llm.Message {
 	return append(out, results)
 }
 
-func forkDirective(in input) string {
+func forkDirective(in Job) string {
 	return fmt.Sprintf(`You are a fork of the main agent, started for one task: %q. The conversation above is your context; you share it, but from here on you work alone and nobody can answer questions.
 Do not start sub-agents (the agent tool is refused in a fork).
 
@@ -212,7 +240,7 @@ Task:
 Your final message is the only thing the main agent receives (it does not see your tool calls): make it a complete, concise report of what you found or did, with file paths and line numbers where they help, and anything left open.`, in.Description, in.Prompt)
 }
 
-func rolePrompt(in input, r Role) string {
+func rolePrompt(in Job, r Role) string {
 	return fmt.Sprintf(`# Sub-agent
 You are a sub-agent (type %s) started by hew's main agent for one task: %q.
 You start with an empty context: the task in the user message is all you know about the conversation. Work on your own with your tools; nobody can answer questions, so decide sensibly and say what you assumed.
@@ -244,12 +272,46 @@ func (c restricted) Grant(tool string, input json.RawMessage) {
 	}
 }
 
-// noRecursion refuses the agent tool in a fork, whose tool list must still
-// show it (the list is the parent's, byte for byte).
-type noRecursion struct{ next agent.PermissionChecker }
+// onlyTools refuses calls of tools outside a role's fixed set, before the
+// session's own permission checks (which still apply to the rest).
+type onlyTools struct {
+	next  agent.PermissionChecker
+	names []string
+}
+
+func (c onlyTools) Check(req permission.Request) permission.Verdict {
+	if !slices.Contains(c.names, req.Tool) {
+		list := strings.Join(c.names, ", ")
+		if list == "" {
+			list = "none"
+		}
+		return permission.Verdict{Decision: permission.Deny, Reason: req.Tool + " is not in the allowed tools (" + list + ")", Source: "subagent-tools"}
+	}
+	if c.next == nil {
+		return permission.Verdict{Decision: permission.Allow, Reason: "no permission engine", Source: "default"}
+	}
+	return c.next.Check(req)
+}
+
+func (c onlyTools) Grant(tool string, input json.RawMessage) {
+	if c.next != nil {
+		c.next.Grant(tool, input)
+	}
+}
+
+// Remember implements agent.RuleSaver for the checker beneath.
+func (c onlyTools) Remember(rule string) (string, error) { return remember(c.next, rule) }
+
+// noRecursion refuses, in a fork, the tool that started it (the agent
+// tool), whose tool list must still show it (the list is the parent's,
+// byte for byte).
+type noRecursion struct {
+	next agent.PermissionChecker
+	tool string
+}
 
 func (c noRecursion) Check(req permission.Request) permission.Verdict {
-	if req.Tool == Name {
+	if req.Tool == c.tool {
 		return permission.Verdict{Decision: permission.Deny, Reason: "a forked sub-agent cannot start sub-agents; do the work yourself", Source: "subagent-fork"}
 	}
 	if c.next == nil {

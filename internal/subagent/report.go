@@ -14,7 +14,7 @@ import (
 // approval requests (so a spinner pauses before the approver asks). The
 // child's text, usage and results stay out of the parent's stream; its
 // report arrives as the tool result.
-func (t *Tool) forward(parent func(agent.Event), label string) func(agent.Event) {
+func (t *Runner) forward(parent func(agent.Event), label string) func(agent.Event) {
 	if parent == nil {
 		return nil
 	}
@@ -45,7 +45,7 @@ func (t *Tool) forward(parent func(agent.Event), label string) func(agent.Event)
 	}
 }
 
-// report renders the child's outcome as the agent tool's result: the
+// report renders the child's outcome as the result of the call that asked: the
 // report itself, a note when the child stopped early, and one usage line.
 func report(j job, res agent.TurnResult, text, missing string, maxTurns int, sidechain string) tools.Result {
 	in := j.in
@@ -87,7 +87,7 @@ func report(j job, res agent.TurnResult, text, missing string, maxTurns int, sid
 }
 
 // usageLine is the one-line account of a child run.
-func usageLine(in input, res agent.TurnResult) string {
+func usageLine(in Job, res agent.TurnResult) string {
 	u := res.Usage
 	cost := "cost unknown"
 	if res.CostUSD >= 0 {

@@ -19,8 +19,12 @@ import (
 type Role struct {
 	Name, Description string
 	// Tools are rules (TOOL or TOOL(PATTERN)) bounding what the child may
-	// call; nil means every tool of the parent but the never-in-child ones.
+	// call; nil means every tool of the parent but those only the main
+	// agent has (tools.MainAgentOnly).
 	Tools []string
+	// Explorers, when set instead of Tools, bounds the child to the
+	// parent's tools that declare tools.Explorer (the read-only roles).
+	Explorers bool
 	// ReadOnlyShell makes the child decide calls in plan mode, where the
 	// permission engine allows only read-only shell commands and no edits.
 	ReadOnlyShell bool
@@ -40,25 +44,21 @@ type Role struct {
 	Source string
 }
 
-// readOnlyRules are the tools of the read-only built-in roles; run_shell is
-// among them because plan mode lets only read-only commands through.
-var readOnlyRules = []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}
-
 // builtinRoles are the roles every session has.
 func builtinRoles() map[string]Role {
 	return map[string]Role{
 		TypeGeneral: {Name: TypeGeneral, Source: "built-in",
 			Description: "every tool except agent: edits files and runs commands under your permissions",
 			Prompt:      "You may use every tool you were given, under the same permission rules as the main agent."},
-		TypeExplore: {Name: TypeExplore, Source: "built-in", Tools: readOnlyRules, ReadOnlyShell: true,
+		TypeExplore: {Name: TypeExplore, Source: "built-in", Explorers: true, ReadOnlyShell: true,
 			Description: "read-only: reads, lists and searches files, runs read-only shell commands",
 			Prompt:      "You are read-only: find and read what the task asks for. File changes and commands that change anything are refused; do not try them."},
-		TypePlan: {Name: TypePlan, Source: "built-in", Tools: readOnlyRules, ReadOnlyShell: true, Require: needCriticalFiles,
+		TypePlan: {Name: TypePlan, Source: "built-in", Explorers: true, ReadOnlyShell: true, Require: needCriticalFiles,
 			Description: `read-only like explore; designs an approach and ends with a "Critical files" section`,
 			Prompt: "You are read-only: investigate the code and design the approach. File changes and commands that change anything are refused.\n" +
 				"Your report is a concrete plan: the goal, the changes file by file, ordered steps, how to verify, open risks. " +
 				"It must end with a section headed \"## Critical files\" listing the 3-7 files most important to the change, one per line as `path` - why."},
-		TypeVerify: {Name: TypeVerify, Source: "built-in", Tools: readOnlyRules, Require: needVerdict,
+		TypeVerify: {Name: TypeVerify, Source: "built-in", Explorers: true, Require: needVerdict,
 			Description: "checks finished work adversarially: reads, runs tests, ends with VERDICT: PASS|FAIL|PARTIAL",
 			Prompt: "You are the verifier. Your job is to try to break the work you are told about, not to confirm it: assume it is wrong until you have seen it work. " +
 				"Read the changed code, run the tests and the commands that exercise it, try edge cases and inputs the author may have missed. You cannot edit files; do not fix anything, report it.\n" +

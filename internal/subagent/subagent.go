@@ -1,14 +1,15 @@
-// Package subagent is the `agent` tool: fork-return delegation. The parent
+// Package subagent runs sub-agents: fork-return delegation. The parent
 // model hands a self-contained task to a child agent that starts with an
 // empty history (or, on the fork path, with the parent's exact context),
 // works with a role-limited tool set under the parent's permissions, and
 // returns only its final report. It isolates context; it adds no new
-// powers (the child is never allowed more than the parent).
+// powers (the child is never allowed more than the parent). The model asks
+// for a run with the agent tool (internal/tools/agent); hew itself runs
+// fork skills as a Task.
 package subagent
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +20,6 @@ import (
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/tools"
 )
-
-// Name is the tool name the model sees (SPEC section 4).
-const Name = "agent"
 
 // DefaultMaxTurns bounds a child's model round trips when Options.MaxTurns is 0.
 const DefaultMaxTurns = 30
@@ -38,13 +36,6 @@ const (
 	TypeVerify  = "verify"
 	TypeFork    = "fork"
 )
-
-//go:embed agent.md
-var descriptions embed.FS
-
-// neverInChild are tools a child never gets: no recursion, and no changing
-// the parent session's mode or schedule.
-var neverInChild = map[string]bool{Name: true, "enter_plan_mode": true, "exit_plan_mode": true, "schedule_wakeup": true}
 
 // Options connects the tool to the parent session without importing the app.
 type Options struct {
@@ -91,10 +82,9 @@ type SidechainInfo struct {
 	Description, Type, Model string
 }
 
-// Tool is the `agent` tool.
-type Tool struct {
+// Runner starts the sub-agents of one session.
+type Runner struct {
 	o      Options
-	desc   string
 	roles  map[string]Role
 	sem    chan struct{}
 	wt     worktrees
@@ -112,7 +102,7 @@ type Tool struct {
 // Usage is what all sub-agents of this session used: tokens and cost in
 // USD (-1 when a price was unknown). Front-ends add it to the session's
 // totals when the agent cannot take it through Options.AddUsage.
-func (t *Tool) Usage() (llm.Usage, float64) {
+func (t *Runner) Usage() (llm.Usage, float64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.spentUnknown {
@@ -121,7 +111,7 @@ func (t *Tool) Usage() (llm.Usage, float64) {
 	return t.spent, t.spentCost
 }
 
-func (t *Tool) addSpent(u llm.Usage, cost float64) {
+func (t *Runner) addSpent(u llm.Usage, cost float64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.spent.Add(u)
@@ -132,12 +122,8 @@ func (t *Tool) addSpent(u llm.Usage, cost float64) {
 	}
 }
 
-// New builds the agent tool.
-func New(o Options) *Tool {
-	d, err := descriptions.ReadFile("agent.md")
-	if err != nil {
-		panic(fmt.Sprintf("subagent: missing description agent.md: %v", err))
-	}
+// New builds the session's sub-agent runner.
+func New(o Options) *Runner {
 	if o.MaxTurns <= 0 {
 		o.MaxTurns = DefaultMaxTurns
 	}
@@ -153,54 +139,50 @@ func New(o Options) *Tool {
 			roles[name] = r
 		}
 	}
-	desc := strings.TrimSpace(string(d))
-	if len(roles) > len(builtinRoles()) {
-		var b strings.Builder
-		b.WriteString("\n\nRoles defined for this project or user (pass the name as `subagent_type`):\n")
-		for _, n := range roleNames(roles) {
-			if r := roles[n]; r.Source != "built-in" {
-				fmt.Fprintf(&b, "  - `%s` — %s\n", n, r.Description)
-			}
-		}
-		desc += strings.TrimRight(b.String(), "\n")
-	}
-	return &Tool{o: o, desc: desc, roles: roles, sem: make(chan struct{}, o.Parallel)}
+	return &Runner{o: o, roles: roles, sem: make(chan struct{}, o.Parallel)}
 }
 
-var schema = json.RawMessage(`{"type":"object","properties":{` +
-	`"description":{"type":"string","minLength":1,"description":"3-5 words naming the task"},` +
-	`"prompt":{"type":"string","minLength":1,"description":"the complete task"},` +
-	`"subagent_type":{"type":"string","description":"explore, plan, verify, general or a user-defined role; leave it out to fork your own context"},` +
-	`"isolation":{"type":"string","enum":["worktree"],"description":"worktree: work in a separate git worktree on a new branch (for writers that must not touch the checkout)"}},` +
-	`"required":["description","prompt"],"additionalProperties":false}`)
-
-type input struct {
-	Description string `json:"description"`
-	Prompt      string `json:"prompt"`
-	Type        string `json:"subagent_type"`
-	Isolation   string `json:"isolation"`
+// Job is one sub-agent run a call asked for.
+type Job struct {
+	// Description names the task in 3-5 words (labels, records).
+	Description string
+	// Prompt is the complete task.
+	Prompt string
+	// Type is a role's name, or TypeFork: the child starts from the
+	// parent's exact context.
+	Type string
+	// Isolation is "" or IsolationWorktree.
+	Isolation string
 }
 
-func (t *Tool) decode(raw json.RawMessage) (input, error) {
-	var in input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return in, fmt.Errorf("decode input: %w", err)
+// Call is the tool call that asked for a run. On the fork path the child's
+// copy of the parent's history answers it as the child's own task, and the
+// child may not make that call again (no recursion).
+type Call struct {
+	Tool  string
+	Input json.RawMessage
+}
+
+// DefaultType is the type of a run that names none: the fork path, or a
+// general agent when the session cannot fork.
+func (t *Runner) DefaultType() string {
+	if t.o.History == nil {
+		return TypeGeneral
 	}
-	in.Type = strings.TrimSpace(in.Type)
-	if in.Type == "" {
-		in.Type = TypeFork
-		if t.o.History == nil {
-			in.Type = TypeGeneral
-		}
-	}
-	return in, nil
+	return TypeFork
+}
+
+// Role is the role called name.
+func (t *Runner) Role(name string) (Role, bool) {
+	r, ok := t.roles[name]
+	return r, ok
 }
 
 // Types lists the valid subagent_type values, sorted.
-func (t *Tool) Types() []string { return roleNames(t.roles) }
+func (t *Runner) Types() []string { return roleNames(t.roles) }
 
 // Roles lists every role of this session (built-in and user-defined).
-func (t *Tool) Roles() []Role {
+func (t *Runner) Roles() []Role {
 	out := make([]Role, 0, len(t.roles))
 	for _, n := range roleNames(t.roles) {
 		out = append(out, t.roles[n])
@@ -208,44 +190,17 @@ func (t *Tool) Roles() []Role {
 	return out
 }
 
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
-
-// Description implements tools.Tool.
-func (t *Tool) Description() string { return t.desc }
-
-// Schema implements tools.Tool.
-func (t *Tool) Schema() json.RawMessage { return schema }
-
-// ReadOnly reports true for the read-only roles, so explore agents may
-// start while the model is still streaming; others may change files.
-func (t *Tool) ReadOnly(raw json.RawMessage) bool {
-	in, err := t.decode(raw)
-	if err != nil {
-		return false
+// Check refuses unknown types (listing the valid ones), empty tasks and
+// unknown isolation, and runs in a session that cannot start sub-agents.
+func (t *Runner) Check(j Job) error {
+	if _, ok := t.roles[j.Type]; !ok && j.Type != TypeFork {
+		return fmt.Errorf("unknown subagent_type %q; valid types: %s (or leave it out to fork your context)", j.Type, strings.Join(t.Types(), ", "))
 	}
-	r, ok := t.roles[in.Type]
-	return ok && r.ReadOnlyShell && in.Isolation == ""
-}
-
-// Concurrent implements tools.Concurrent: several agent calls of one
-// answer run side by side (bounded by Options.Parallel).
-func (*Tool) Concurrent(json.RawMessage) bool { return true }
-
-// Check refuses unknown types (listing the valid ones) and empty tasks.
-func (t *Tool) Check(_ *tools.Env, raw json.RawMessage) error {
-	in, err := t.decode(raw)
-	if err != nil {
-		return err
-	}
-	if _, ok := t.roles[in.Type]; !ok && in.Type != TypeFork {
-		return fmt.Errorf("unknown subagent_type %q; valid types: %s (or leave it out to fork your context)", in.Type, strings.Join(t.Types(), ", "))
-	}
-	if strings.TrimSpace(in.Prompt) == "" {
+	if strings.TrimSpace(j.Prompt) == "" {
 		return errors.New("prompt is empty; give the sub-agent its complete task")
 	}
-	if in.Isolation != "" && in.Isolation != IsolationWorktree {
-		return fmt.Errorf("isolation %q is not known; the only isolation is %q", in.Isolation, IsolationWorktree)
+	if j.Isolation != "" && j.Isolation != IsolationWorktree {
+		return fmt.Errorf("isolation %q is not known; the only isolation is %q", j.Isolation, IsolationWorktree)
 	}
 	if t.o.Base == nil || t.o.Registry == nil {
 		return errors.New("sub-agents are not available in this session")
@@ -253,17 +208,16 @@ func (t *Tool) Check(_ *tools.Env, raw json.RawMessage) error {
 	return nil
 }
 
-// Run starts a child agent on the task and returns its final report.
-func (t *Tool) Run(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	if err := t.Check(env, raw); err != nil {
+// Start runs a child agent on the job and returns its final report.
+func (t *Runner) Start(ctx context.Context, env *tools.Env, j Job, from Call) (tools.Result, error) {
+	if err := t.Check(j); err != nil {
 		return tools.Result{}, err
 	}
-	in, _ := t.decode(raw)
-	isolate := in.Isolation == IsolationWorktree
-	if in.Type == TypeFork {
-		return t.run(ctx, env, job{in: in, role: Role{Name: TypeFork}, fork: true, call: raw, isolate: isolate})
+	isolate := j.Isolation == IsolationWorktree
+	if j.Type == TypeFork {
+		return t.run(ctx, env, job{in: j, role: Role{Name: TypeFork}, fork: true, from: from, isolate: isolate})
 	}
-	return t.run(ctx, env, job{in: in, role: t.roles[in.Type], isolate: isolate})
+	return t.run(ctx, env, job{in: j, role: t.roles[j.Type], from: from, isolate: isolate})
 }
 
 // Task is a sub-agent run started by hew itself rather than by the model:
@@ -279,27 +233,27 @@ type Task struct {
 
 // RunTask runs t as a general sub-agent limited to task.Tools and returns
 // its final report, like an agent call.
-func (t *Tool) RunTask(ctx context.Context, env *tools.Env, task Task) (tools.Result, error) {
+func (t *Runner) RunTask(ctx context.Context, env *tools.Env, task Task) (tools.Result, error) {
 	if t.o.Base == nil || t.o.Registry == nil {
 		return tools.Result{}, errors.New("sub-agents are not available in this session")
 	}
 	r := t.roles[TypeGeneral]
 	r.Tools, r.Model = task.Tools, task.Model
 	r.Prompt = "Follow the instructions in the user message; they are a skill the user or the main agent chose for this task."
-	return t.run(ctx, env, job{in: input{Description: task.Description, Prompt: task.Prompt, Type: TypeGeneral}, role: r})
+	return t.run(ctx, env, job{in: Job{Description: task.Description, Prompt: task.Prompt, Type: TypeGeneral}, role: r})
 }
 
 // job is one child run.
 type job struct {
-	in   input
+	in   Job
 	role Role
 	fork bool
-	call json.RawMessage // the agent call's input (fork path)
+	from Call // the call that asked for the run
 	// isolate runs the child in its own git worktree and branch.
 	isolate bool
 }
 
-func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, error) {
+func (t *Runner) run(ctx context.Context, env *tools.Env, j job) (tools.Result, error) {
 	select {
 	case t.sem <- struct{}{}:
 		defer func() { <-t.sem }()
@@ -336,7 +290,7 @@ func (t *Tool) run(ctx context.Context, env *tools.Env, j job) (tools.Result, er
 	}
 	prompt := j.in.Prompt
 	if j.fork {
-		child.SetHistory(forkHistory(t.o.History(), j.call))
+		child.SetHistory(forkHistory(t.o.History(), j.from))
 		prompt = forkDirective(j.in)
 	} else if t.o.WrapPrompt != nil {
 		prompt = t.o.WrapPrompt(prompt)
@@ -445,7 +399,7 @@ func (a labelledApprover) Approve(ctx context.Context, req agent.ApprovalRequest
 
 // labelled wraps an approver that really asks someone; nil and
 // agent.Headless stay as they are so the child denies as the parent would.
-func (t *Tool) labelled(a agent.Approver, label string) agent.Approver {
+func (t *Runner) labelled(a agent.Approver, label string) agent.Approver {
 	if a == nil {
 		return nil
 	}
@@ -455,7 +409,7 @@ func (t *Tool) labelled(a agent.Approver, label string) agent.Approver {
 	return labelledApprover{Approver: a, label: label, mu: &t.askMu}
 }
 
-func label(in input) string {
+func label(in Job) string {
 	d := strings.TrimSpace(in.Description)
 	if d == "" {
 		return "agent(" + in.Type + ")"

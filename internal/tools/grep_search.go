@@ -66,6 +66,9 @@ type grepInput struct {
 // ReadOnly implements Tool.
 func (GrepSearch) ReadOnly(json.RawMessage) bool { return true }
 
+// Explores implements Explorer.
+func (GrepSearch) Explores() bool { return true }
+
 // Check compiles the pattern and keeps the path inside the root.
 func (GrepSearch) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[grepInput](input)

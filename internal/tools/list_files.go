@@ -36,6 +36,9 @@ type listFilesInput struct {
 // ReadOnly implements Tool.
 func (ListFiles) ReadOnly(json.RawMessage) bool { return true }
 
+// Explores implements Explorer.
+func (ListFiles) Explores() bool { return true }
+
 // Check validates the pattern and keeps the directory inside the root.
 func (ListFiles) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[listFilesInput](input)

@@ -54,6 +54,9 @@ type readFileInput struct {
 // ReadOnly implements Tool.
 func (ReadFile) ReadOnly(json.RawMessage) bool { return true }
 
+// Explores implements Explorer.
+func (ReadFile) Explores() bool { return true }
+
 // Check refuses an empty path or one outside the allowed directories.
 func (ReadFile) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[readFileInput](input)

@@ -36,6 +36,14 @@ type runShellInput struct {
 // ReadOnly implements Tool.
 func (RunShell) ReadOnly(json.RawMessage) bool { return false }
 
+// Explores implements Explorer: a read-only agent runs in plan mode,
+// where only read-only commands pass.
+func (RunShell) Explores() bool { return true }
+
+// SelfTimed implements SelfTimed: the command has its own timeout
+// (the timeout field, bounded by the shell runner).
+func (RunShell) SelfTimed() bool { return true }
+
 // Check refuses an empty command.
 func (RunShell) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[runShellInput](input)

@@ -38,6 +38,9 @@ type todoWriteInput struct {
 // ReadOnly implements Tool.
 func (TodoWrite) ReadOnly(json.RawMessage) bool { return false }
 
+// SessionOnly implements SessionOnly: the list belongs to the session.
+func (TodoWrite) SessionOnly() bool { return true }
+
 // ChangesNoFiles implements FileNeutral: the list lives in the session.
 func (TodoWrite) ChangesNoFiles() bool { return true }
 

@@ -34,6 +34,15 @@ type toolSearchInput struct {
 // ReadOnly implements Tool.
 func (*toolSearch) ReadOnly(json.RawMessage) bool { return true }
 
+// Rebind implements RegistryBound: a copy that searches and loads in r.
+func (*toolSearch) Rebind(r *Registry) Tool { return NewToolSearch(r) }
+
+// Explores implements Explorer.
+func (*toolSearch) Explores() bool { return true }
+
+// SessionOnly implements SessionOnly: it loads the session's deferred tools.
+func (*toolSearch) SessionOnly() bool { return true }
+
 // Check refuses an empty query.
 func (*toolSearch) Check(_ *Env, input json.RawMessage) error {
 	in, err := decode[toolSearchInput](input)

@@ -46,6 +46,9 @@ type webFetchInput struct {
 // reads; whether it may run at all is the permission engine's call.
 func (WebFetch) ReadOnly(json.RawMessage) bool { return true }
 
+// Explores implements Explorer: fetching a page changes nothing here.
+func (WebFetch) Explores() bool { return true }
+
 // Check accepts only absolute http(s) URLs with a host.
 func (WebFetch) Check(_ *Env, input json.RawMessage) error {
 	in, err := decode[webFetchInput](input)

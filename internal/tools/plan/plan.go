@@ -121,6 +121,11 @@ func (*enterTool) ReadOnly(json.RawMessage) bool { return false }
 func (*enterTool) ChangesNoFiles() bool { return true }
 func (*enterTool) Deferred() bool       { return true }
 
+// MainAgentOnly and SessionOnly implement tools.MainAgentOnly and
+// tools.SessionOnly: plan mode is the main conversation's mode.
+func (*enterTool) MainAgentOnly() bool { return true }
+func (*enterTool) SessionOnly() bool   { return true }
+
 // Run switches to plan mode, remembering the mode to come back to.
 func (t *enterTool) Run(_ context.Context, _ *tools.Env, _ json.RawMessage) (tools.Result, error) {
 	cur, err := t.s.mode()
@@ -163,6 +168,11 @@ func (*exitTool) ReadOnly(json.RawMessage) bool { return false }
 // $HEW_HOME, never in the project.
 func (*exitTool) ChangesNoFiles() bool { return true }
 func (*exitTool) Deferred() bool       { return true }
+
+// MainAgentOnly and SessionOnly implement tools.MainAgentOnly and
+// tools.SessionOnly: plan mode is the main conversation's mode.
+func (*exitTool) MainAgentOnly() bool { return true }
+func (*exitTool) SessionOnly() bool   { return true }
 
 // Check refuses a blank plan before the user is asked to approve it.
 func (*exitTool) Check(_ *tools.Env, input json.RawMessage) error {

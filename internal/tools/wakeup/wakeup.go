@@ -40,6 +40,13 @@ func (*Tool) ReadOnly(json.RawMessage) bool { return true }
 // Deferred implements tools.Deferred: only dynamic loops make it visible.
 func (*Tool) Deferred() bool { return true }
 
+// MainAgentOnly implements tools.MainAgentOnly: the loop is the main
+// conversation's.
+func (*Tool) MainAgentOnly() bool { return true }
+
+// SessionOnly implements tools.SessionOnly: only a session loops.
+func (*Tool) SessionOnly() bool { return true }
+
 // Run implements tools.Tool.
 func (t *Tool) Run(_ context.Context, _ *tools.Env, input json.RawMessage) (tools.Result, error) {
 	var in struct {

@@ -1,0 +1,847 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hew-dev/hew/internal/agent"
+	"github.com/hew-dev/hew/internal/agent/agenttest"
+	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/llm/mock"
+	"github.com/hew-dev/hew/internal/llm/scenario"
+	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/subagent"
+	"github.com/hew-dev/hew/internal/testenv"
+	"github.com/hew-dev/hew/internal/tools"
+	plantool "github.com/hew-dev/hew/internal/tools/plan"
+)
+
+// recorder collects session records.
+type recorder struct {
+	mu      sync.Mutex
+	records []subagent.Record
+	msgs    int
+}
+
+func (r *recorder) Message(llm.Message) { r.mu.Lock(); r.msgs++; r.mu.Unlock() }
+func (r *recorder) Record(kind string, v any) {
+	if kind != "subagent" {
+		return
+	}
+	r.mu.Lock()
+	r.records = append(r.records, v.(subagent.Record))
+	r.mu.Unlock()
+}
+
+type events struct {
+	mu  sync.Mutex
+	all []agent.Event
+}
+
+func (e *events) emit(ev agent.Event) { e.mu.Lock(); e.all = append(e.all, ev); e.mu.Unlock() }
+func (e *events) notices() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, ev := range e.all {
+		if n, ok := ev.(agent.Notice); ok {
+			out = append(out, n.Text)
+		}
+	}
+	return out
+}
+
+func project(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "greeting.txt"), []byte("hello from the greeting file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+type parent struct {
+	cfg   agent.Config
+	agent *agent.Agent
+	tool  *Tool
+	opts  subagent.Options // what pa.tool was built with
+	reg   *tools.Registry
+	rec   *recorder
+	ev    *events
+	added llm.Usage
+	made  []agent.Config // child configs, as NewAgent saw them
+	mu    sync.Mutex
+}
+
+func newParent(t *testing.T, p llm.Provider, root string, mode permission.Mode, extra ...tools.Tool) *parent {
+	t.Helper()
+	eng, err := permission.New(permission.Options{Root: root, HewHome: filepath.Join(t.TempDir(), "hew")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	tools.RegisterBuiltins(reg)
+	pa := &parent{rec: &recorder{}, ev: &events{}}
+	pa.reg = reg
+	pa.opts = subagent.Options{
+		NewAgent: func(cfg agent.Config) (*agent.Agent, error) {
+			pa.mu.Lock()
+			pa.made = append(pa.made, cfg)
+			pa.mu.Unlock()
+			return agent.New(cfg)
+		},
+		Base: func() agent.Config {
+			c := pa.cfg
+			c.Mode = pa.agent.Mode()
+			return c
+		},
+		Registry: reg,
+		Used:     func() (llm.Usage, float64) { return pa.agent.Usage() },
+		AddUsage: func(u llm.Usage, _ float64) { pa.mu.Lock(); pa.added.Add(u); pa.mu.Unlock() },
+	}
+	pa.with(nil)
+	for _, tl := range extra {
+		reg.Register(tl)
+	}
+	pa.cfg = agent.Config{
+		Provider: p, Model: "mock", Tools: reg, Permissions: eng, Mode: mode,
+		Env:      &tools.Env{Root: root, Reads: tools.NewReadTracker()},
+		System:   []llm.SystemBlock{{Text: "You are hew.", Cache: true}},
+		Recorder: pa.rec, Emit: pa.ev.emit, Approver: agent.Headless{}, SessionID: "s1",
+	}
+	pa.agent, err = agent.New(pa.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pa
+}
+
+// with rebuilds the agent tool with edited options and registers it in
+// place of the old one.
+func (pa *parent) with(edit func(*subagent.Options)) {
+	if edit != nil {
+		edit(&pa.opts)
+	}
+	pa.tool = newTool(pa.opts)
+	pa.reg.Register(pa.tool)
+}
+
+func newTool(o subagent.Options) *Tool { return New(subagent.New(o)) }
+
+func toolResults(h []llm.Message) []llm.Block {
+	var out []llm.Block
+	for _, m := range h {
+		for _, b := range m.Content {
+			if b.Type == llm.BlockToolResult {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+func TestChildReadsFileAndAnswers(t *testing.T) {
+	root := project(t)
+	sc, err := scenario.Parse([]byte(`{"turns": [
+	  {"text": "Delegating.", "tool_calls": [{"name": "agent", "input": {"description": "read greeting", "prompt": "Read greeting.txt and tell me what it says.", "subagent_type": "explore"}}]},
+	  {"text": "Reading it.", "tool_calls": [{"name": "read_file", "input": {"file_path": "greeting.txt"}}]},
+	  {"text": "greeting.txt says: hello from the greeting file."},
+	  {"text": "The file greets you."}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := mock.New(sc)
+	pa := newParent(t, prov, root, permission.ModeDefault)
+	res := pa.agent.Run(context.Background(), "What does greeting.txt say? Use a sub-agent.")
+	if res.StopReason != agent.StopCompleted || res.Text != "The file greets you." {
+		t.Fatalf("parent turn: %+v", res)
+	}
+	if prov.Remaining() != 0 {
+		t.Fatalf("%d scenario turns unserved", prov.Remaining())
+	}
+	hist := pa.agent.History()
+	if err := agenttest.CheckPairing(hist); err != nil {
+		t.Fatal(err)
+	}
+	results := toolResults(hist)
+	if len(results) != 1 {
+		t.Fatalf("the parent's history must hold only the agent call's result, got %d results", len(results))
+	}
+	got := results[0].Content
+	for _, want := range []string{"greeting.txt says: hello from the greeting file.", "[sub-agent explore: completed, 2 round trips, 1 tool calls"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("agent result lacks %q:\n%s", want, got)
+		}
+	}
+	if results[0].IsError {
+		t.Errorf("agent result marked as error: %s", got)
+	}
+	// The child's own history went to the session as one record.
+	if len(pa.rec.records) != 1 {
+		t.Fatalf("want one subagent record, got %d", len(pa.rec.records))
+	}
+	r := pa.rec.records[0]
+	if r.Type != subagent.TypeExplore || r.StopReason != "completed" || r.ToolCalls != 1 {
+		t.Errorf("record = %+v", r)
+	}
+	childResults := toolResults(r.Messages)
+	if len(childResults) != 1 || !strings.Contains(childResults[0].Content, "hello from the greeting file") {
+		t.Errorf("the child should have read the file: %+v", childResults)
+	}
+	if r.Usage.Total() == 0 || pa.added != r.Usage {
+		t.Errorf("child usage %+v, added to parent %+v", r.Usage, pa.added)
+	}
+	if !strings.Contains(got, "tokens") {
+		t.Errorf("usage line missing: %s", got)
+	}
+	// The user saw the child's tool call as a notice.
+	if n := pa.ev.notices(); !slices.ContainsFunc(n, func(s string) bool {
+		return strings.Contains(s, "agent(explore) read greeting") && strings.Contains(s, "read_file")
+	}) {
+		t.Errorf("notices = %q", n)
+	}
+	// The child's config: fresh receipts, shared root, parent's mode, own turn limit.
+	c := pa.made[0]
+	if c.Env.Reads == pa.cfg.Env.Reads || c.Env.Root != root || c.Recorder != nil || c.Context != nil {
+		t.Errorf("child env/recorder not isolated: %+v", c)
+	}
+	if c.MaxTurns != subagent.DefaultMaxTurns || c.Mode != permission.ModePlan {
+		t.Errorf("child MaxTurns %d mode %s", c.MaxTurns, c.Mode)
+	}
+	if _, ok := pa.cfg.Env.Reads.Get(filepath.Join(root, "greeting.txt")); ok {
+		t.Error("the child's read must not count as the parent's read")
+	}
+}
+
+func TestChildToolSets(t *testing.T) {
+	mcpTool := &agenttest.Tool{ToolName: "mcp__srv__do"}
+	tests := []struct {
+		typ      string
+		visible  []string
+		deferred []string
+	}{
+		{subagent.TypeGeneral, []string{"read_file", "write_file", "edit_file", "list_files", "grep_search", "run_shell", "web_fetch", "todo_write", "tool_search", "mcp__srv__do"}, nil},
+		{subagent.TypeExplore, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}, nil},
+		{subagent.TypePlan, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}, nil},
+		{subagent.TypeVerify, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.typ, func(t *testing.T) {
+			prov := agenttest.NewProvider(agenttest.Step{Text: "done\n## Critical files\n- a.go\nVERDICT: PASS"})
+			ps := plantool.NewTools(plantool.Options{Mode: func() permission.Mode { return permission.ModeDefault }, SetMode: func(permission.Mode) {}, PlansDir: t.TempDir()})
+			pa := newParent(t, prov, project(t), permission.ModeDefault, append(ps.Tools(), mcpTool)...)
+			pa.cfg.Tools.Activate(plantool.EnterName) // even a loaded plan tool stays out of the child
+			in, _ := json.Marshal(map[string]string{"description": "x", "prompt": "look around", "subagent_type": tc.typ})
+			res, err := pa.tool.Run(context.Background(), pa.cfg.Env, in)
+			if err != nil || res.IsError {
+				t.Fatalf("run: %v %+v", err, res)
+			}
+			reqs := prov.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			var names []string
+			for _, s := range reqs[0].Tools {
+				names = append(names, s.Name)
+			}
+			if !slices.Equal(names, tc.visible) {
+				t.Errorf("child sees %v, want %v", names, tc.visible)
+			}
+			if d := pa.made[0].Tools.Deferred(); len(d) != len(tc.deferred) {
+				t.Errorf("child has deferred tools %v", d)
+			}
+			sys := reqs[0].System
+			if len(sys) != 2 || sys[0].Text != "You are hew." || !strings.Contains(sys[1].Text, "type "+tc.typ) {
+				t.Errorf("child system prompt = %+v", sys)
+			}
+			if got := reqs[0].Messages[0].Text(); got != "look around" {
+				t.Errorf("child's first message = %q", got)
+			}
+		})
+	}
+}
+
+func TestCheckAndReadOnly(t *testing.T) {
+	tl := newTool(subagent.Options{Base: func() agent.Config { return agent.Config{} }, Registry: tools.NewRegistry()})
+	tests := []struct {
+		input    string
+		readOnly bool
+		err      string
+	}{
+		{`{"description":"d","prompt":"p"}`, false, ""},
+		{`{"description":"d","prompt":"p","subagent_type":"general"}`, false, ""},
+		{`{"description":"d","prompt":"p","subagent_type":"explore"}`, true, ""},
+		{`{"description":"d","prompt":"p","subagent_type":"plan"}`, true, ""},
+		{`{"description":"d","prompt":"p","subagent_type":"reviewer"}`, false, `unknown subagent_type "reviewer"; valid types: explore, general, plan, verify`},
+		{`{"description":"d","prompt":"  "}`, false, "prompt is empty"},
+	}
+	for _, tc := range tests {
+		in := json.RawMessage(tc.input)
+		if got := tl.ReadOnly(in); got != tc.readOnly {
+			t.Errorf("ReadOnly(%s) = %v", tc.input, got)
+		}
+		err := tl.Check(nil, in)
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("Check(%s) = %v, want %q", tc.input, err, tc.err)
+		}
+	}
+	reg := tools.NewRegistry()
+	reg.Register(tl)
+	if err := reg.Validate(Name, json.RawMessage(`{"prompt":"p"}`)); err == nil {
+		t.Error("schema must require description")
+	}
+	unwired := newTool(subagent.Options{})
+	if err := unwired.Check(nil, json.RawMessage(`{"description":"d","prompt":"p"}`)); err == nil {
+		t.Error("an unwired tool must refuse to run")
+	}
+}
+
+func TestChildKeepsParentPlanMode(t *testing.T) {
+	root := project(t)
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{agenttest.Call("w1", "write_file", `{"file_path":"new.txt","content":"x"}`)}},
+		agenttest.Step{Text: "I could not write new.txt."},
+	)
+	pa := newParent(t, prov, root, permission.ModePlan)
+	res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"write","prompt":"create new.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); err == nil {
+		t.Fatal("a child of a plan-mode parent wrote a file")
+	}
+	if !strings.Contains(res.Content, "1 calls denied") || !strings.Contains(res.Content, "I could not write new.txt.") {
+		t.Errorf("result = %s", res.Content)
+	}
+	if d := pa.rec.records[0].Denials; len(d) != 1 || !strings.Contains(d[0].Reason, "plan mode") {
+		t.Errorf("denials = %+v", d)
+	}
+	if pa.made[0].Mode != permission.ModePlan {
+		t.Errorf("child mode = %s", pa.made[0].Mode)
+	}
+}
+
+func TestCancelParentCancelsChild(t *testing.T) {
+	started := make(chan struct{})
+	prov := agenttest.NewProvider(agenttest.Step{Text: "never", Before: func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+	}})
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := pa.tool.Run(ctx, pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"wait"}`))
+		done <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a cancelled child must report the cancellation")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the child kept running after the parent was cancelled")
+	}
+	if r := pa.rec.records; len(r) != 1 || r[0].StopReason != string(agent.StopAborted) {
+		t.Errorf("records = %+v", r)
+	}
+}
+
+func TestChildLimits(t *testing.T) {
+	loop := agenttest.Step{Text: "still looking", Calls: []llm.Block{agenttest.Call("", "list_files", `{}`)}}
+	t.Run("max turns", func(t *testing.T) {
+		l1, l2 := loop, loop
+		l1.Calls = []llm.Block{agenttest.Call("a", "list_files", `{}`)}
+		l2.Calls = []llm.Block{agenttest.Call("b", "list_files", `{}`)}
+		prov := agenttest.NewProvider(l1, l2)
+		pa := newParent(t, prov, project(t), permission.ModeDefault)
+		pa.with(func(o *subagent.Options) { o.MaxTurns = 2 })
+		res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"p","subagent_type":"explore"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"limit of 2 round trips", "still looking", "max_turns"} {
+			if !strings.Contains(res.Content, want) {
+				t.Errorf("result lacks %q: %s", want, res.Content)
+			}
+		}
+	})
+	t.Run("budget left to the child", func(t *testing.T) {
+		prov := agenttest.NewProvider(agenttest.Step{Text: "ok"})
+		pa := newParent(t, prov, project(t), permission.ModeDefault)
+		pa.cfg.MaxBudgetTokens = 1000
+		pa.with(func(o *subagent.Options) {
+			o.Used = func() (llm.Usage, float64) { return llm.Usage{InputTokens: 400}, 0.5 }
+		})
+		pa.cfg.MaxCostUSD = 2
+		if _, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"p"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if c := pa.made[0]; c.MaxBudgetTokens != 600 || c.MaxCostUSD != 1.5 {
+			t.Errorf("child limits %d tokens $%v, want 600 and $1.5", c.MaxBudgetTokens, c.MaxCostUSD)
+		}
+	})
+	t.Run("budget used up", func(t *testing.T) {
+		prov := agenttest.NewProvider(agenttest.Step{Text: "ok"})
+		pa := newParent(t, prov, project(t), permission.ModeDefault)
+		pa.cfg.MaxBudgetTokens = 100
+		pa.with(func(o *subagent.Options) {
+			o.Used = func() (llm.Usage, float64) { return llm.Usage{InputTokens: 100}, 0 }
+		})
+		res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"p"}`))
+		if err != nil || !res.IsError || !strings.Contains(res.Content, "used up") {
+			t.Fatalf("res %+v err %v", res, err)
+		}
+		if len(prov.Requests()) != 0 {
+			t.Error("no request may be sent once the budget is spent")
+		}
+	})
+	t.Run("provider error", func(t *testing.T) {
+		prov := agenttest.NewProvider(agenttest.Step{Err: &llm.APIError{Status: 400, Message: "bad request"}})
+		pa := newParent(t, prov, project(t), permission.ModeDefault)
+		res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"p"}`))
+		if err != nil || !res.IsError || !strings.Contains(res.Content, "The sub-agent failed") {
+			t.Fatalf("res %+v err %v", res, err)
+		}
+	})
+}
+
+func TestParallelExploreAgents(t *testing.T) {
+	const n = 4
+	steps := make([]agenttest.Step, n)
+	for i := range steps {
+		steps[i] = agenttest.Step{Text: "found it"}
+	}
+	pa := newParent(t, agenttest.NewProvider(steps...), project(t), permission.ModeDefault)
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"p","subagent_type":"explore"}`))
+			if err != nil || !strings.Contains(res.Content, "found it") {
+				errs <- res.Content
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if len(pa.rec.records) != n {
+		t.Errorf("%d records", len(pa.rec.records))
+	}
+}
+
+type approver struct {
+	mu   sync.Mutex
+	asks []agent.ApprovalRequest
+}
+
+func (a *approver) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Approval, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asks = append(a.asks, req)
+	return agent.ApproveOnce, ""
+}
+
+func TestChildAsksTheParentsApprover(t *testing.T) {
+	root := project(t)
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{agenttest.Call("w1", "write_file", `{"file_path":"new.txt","content":"from the child"}`)}},
+		agenttest.Step{Text: "Wrote new.txt."},
+	)
+	pa := newParent(t, prov, root, permission.ModeDefault)
+	ap := &approver{}
+	pa.cfg.Approver = ap
+	res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"make file","prompt":"create new.txt"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "new.txt")); err != nil || string(b) != "from the child" {
+		t.Fatalf("new.txt = %q %v", b, err)
+	}
+	if len(ap.asks) != 1 || ap.asks[0].Tool != "write_file" || !strings.HasPrefix(ap.asks[0].Reason, "agent(general) make file: ") {
+		t.Fatalf("asks = %+v", ap.asks)
+	}
+}
+
+func TestBudgetCountsEarlierChildren(t *testing.T) {
+	u := llm.Usage{InputTokens: 300, OutputTokens: 50}
+	prov := agenttest.NewProvider(agenttest.Step{Text: "one", Usage: u}, agenttest.Step{Text: "two", Usage: u})
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	pa.with(func(o *subagent.Options) { o.AddUsage = nil })
+	pa.cfg.MaxBudgetTokens = 1000
+	for i := 0; i < 2; i++ {
+		if _, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"d","prompt":"p"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := []int{pa.made[0].MaxBudgetTokens, pa.made[1].MaxBudgetTokens}; got[0] != 1000 || got[1] != 650 {
+		t.Fatalf("child budgets %v, want [1000 650]", got)
+	}
+	total, _ := pa.tool.Runner().Usage()
+	if total.Total() != 700 {
+		t.Fatalf("sub-agent usage %+v", total)
+	}
+}
+
+func TestVerifyAsksForMissingVerdict(t *testing.T) {
+	prov := agenttest.NewProvider(
+		agenttest.Step{Text: "Ran go test ./...: ok."},
+		agenttest.Step{Text: "Commands: go test ./... printed ok\nVERDICT: FAIL"},
+	)
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"check","prompt":"verify the fix","subagent_type":"verify"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if !strings.Contains(res.Content, "VERDICT: FAIL") || !strings.Contains(res.Content, "verdict FAIL]") || !strings.Contains(res.Content, "2 round trips") {
+		t.Errorf("result:\n%s", res.Content)
+	}
+	reqs := prov.Requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text(), "VERDICT: PASS, VERDICT: FAIL or VERDICT: PARTIAL") {
+		t.Fatalf("follow-up request missing: %d requests", len(reqs))
+	}
+	if sys := reqs[0].System[len(reqs[0].System)-1].Text; !strings.Contains(sys, "try to break the work") {
+		t.Errorf("verify prompt is not adversarial: %s", sys)
+	}
+	if pa.made[0].Mode != permission.ModeDefault {
+		t.Errorf("verify decides in the parent's mode (it runs tests), got %s", pa.made[0].Mode)
+	}
+}
+
+func TestPlanNeedsCriticalFiles(t *testing.T) {
+	prov := agenttest.NewProvider(agenttest.Step{Text: "1. change a.go\n\n## Critical files\n- `a.go` - the handler"})
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"design","prompt":"plan it","subagent_type":"plan"}`))
+	if err != nil || strings.Contains(res.Content, "lacks") || len(prov.Requests()) != 1 {
+		t.Fatalf("%v %s (%d requests)", err, res.Content, len(prov.Requests()))
+	}
+	// Still missing after the follow-up: the result says so.
+	prov = agenttest.NewProvider(agenttest.Step{Text: "just do it"}, agenttest.Step{Text: "really, just do it"})
+	pa = newParent(t, prov, project(t), permission.ModeDefault)
+	res, _ = pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"design","prompt":"plan it","subagent_type":"plan"}`))
+	if !strings.Contains(res.Content, `lacks a section headed "## Critical files"`) || !strings.Contains(res.Content, "really, just do it") {
+		t.Errorf("result:\n%s", res.Content)
+	}
+}
+
+func TestExploreCannotWrite(t *testing.T) {
+	root := project(t)
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{
+			agenttest.Call("s1", "run_shell", `{"command":"touch made.txt"}`),
+			agenttest.Call("s2", "write_file", `{"file_path":"made2.txt","content":"x"}`),
+			agenttest.Call("s3", "run_shell", `{"command":"cat greeting.txt"}`),
+		}},
+		agenttest.Step{Text: "could only read"},
+	)
+	pa := newParent(t, prov, root, permission.ModeBypass)
+	res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"look","prompt":"try","subagent_type":"explore"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"made.txt", "made2.txt"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			t.Errorf("explore created %s", f)
+		}
+	}
+	child := toolResults(pa.rec.records[0].Messages)
+	if len(child) != 3 || !child[0].IsError || !child[1].IsError || child[2].IsError || !strings.Contains(child[2].Content, "hello from the greeting file") {
+		t.Errorf("child results: %+v", child)
+	}
+	if !strings.Contains(res.Content, "could only read") {
+		t.Errorf("result: %s", res.Content)
+	}
+}
+
+func TestUserRoles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("reviewer.md", "---\ndescription: reviews diffs: style and bugs\ntools: Read, Bash(git diff:*)\nmodel: review-model\nmax-turns: 7\nmax-tokens: 5000\n---\nReview the diff you are given.")
+	write("explore.md", "---\ndescription: mine\n---\nx")
+	write("nodesc.md", "---\ntools: Read\n---\nx")
+	write("badtools.md", "---\ndescription: d\ntools: Read, Teleport\n---\nx")
+	write("notes.txt", "ignored")
+	roles, problems := subagent.LoadRoles(filepath.Join(dir, "missing"), dir)
+	if len(roles) != 1 || len(problems) != 3 {
+		t.Fatalf("roles %v problems %q", roles, problems)
+	}
+	for _, want := range []string{"built-in role", "no description", "Teleport"} {
+		if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) }) {
+			t.Errorf("problems lack %q: %q", want, problems)
+		}
+	}
+	r := roles["reviewer"]
+	if r.Description != "reviews diffs: style and bugs" || r.Model != "review-model" || r.MaxTurns != 7 || r.MaxTokens != 5000 || strings.Join(r.Tools, ",") != "read_file,run_shell(git diff:*)" {
+		t.Fatalf("role %+v", r)
+	}
+
+	root := project(t)
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{
+			agenttest.Call("a", "run_shell", `{"command":"git diff --stat"}`),
+			agenttest.Call("b", "run_shell", `{"command":"git diff; touch x"}`),
+		}},
+		agenttest.Step{Text: "looks fine"},
+	)
+	pa := newParent(t, prov, root, permission.ModeBypass)
+	pa.with(func(o *subagent.Options) {
+		*o = subagent.Options{NewAgent: o.NewAgent, Base: o.Base, Registry: o.Registry, Roles: roles}
+	})
+	if !strings.Contains(pa.tool.Description(), "`reviewer` — reviews diffs") {
+		t.Errorf("description should list the user role:\n%s", pa.tool.Description())
+	}
+	res, err := pa.tool.Run(context.Background(), pa.cfg.Env, json.RawMessage(`{"description":"review","prompt":"review HEAD","subagent_type":"reviewer"}`))
+	if err != nil || !strings.Contains(res.Content, "looks fine") {
+		t.Fatalf("%v %s", err, res.Content)
+	}
+	c := pa.made[0]
+	if c.Model != "review-model" || c.MaxTurns != 7 || c.MaxBudgetTokens != 5000 {
+		t.Errorf("child model %q turns %d", c.Model, c.MaxTurns)
+	}
+	var names []string
+	for _, s := range prov.Requests()[0].Tools {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, []string{"read_file", "list_files", "grep_search", "run_shell", "tool_search"}) {
+		t.Errorf("reviewer tools %v", names)
+	}
+	if _, err := os.Stat(filepath.Join(root, "x")); err == nil {
+		t.Error("a command outside the role's tools ran")
+	}
+	if d := res.Content; !strings.Contains(d, "1 calls denied") {
+		t.Errorf("the compound command should be refused: %s", d)
+	}
+}
+
+func TestForkSharesParentPrefix(t *testing.T) {
+	prov := agenttest.NewProvider(
+		agenttest.Step{Text: "Forking.", Calls: []llm.Block{agenttest.Call("f1", "agent", `{"description":"side task","prompt":"count the files"}`)}},
+		agenttest.Step{Text: "There are 2 files."},
+		agenttest.Step{Text: "The fork counted 2 files."},
+	)
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	pa.with(func(o *subagent.Options) { o.History = pa.agent.History })
+	res := pa.agent.Run(context.Background(), "How many files? Fork for it.")
+	if res.StopReason != agent.StopCompleted || res.Text != "The fork counted 2 files." {
+		t.Fatalf("parent: %+v", res)
+	}
+	reqs := prov.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	parent, fork := reqs[0], reqs[1]
+	same := func(a, b any) bool {
+		x, _ := json.Marshal(a)
+		y, _ := json.Marshal(b)
+		return string(x) == string(y)
+	}
+	if !same(parent.System, fork.System) || !same(parent.Tools, fork.Tools) || parent.Model != fork.Model {
+		t.Fatal("the fork's system, tools or model differ from the parent's")
+	}
+	n := len(parent.Messages)
+	if len(fork.Messages) != n+3 || !same(parent.Messages, fork.Messages[:n]) {
+		t.Fatalf("the fork's messages do not start with the parent's (%d vs %d)", len(fork.Messages), n)
+	}
+	if !same(fork.Messages[n], pa.agent.History()[n]) || fork.Messages[n+1].Content[0].ID != "f1" || !strings.Contains(fork.Messages[n+2].Text(), "count the files") {
+		t.Errorf("fork tail: %+v", fork.Messages[n:])
+	}
+	results := toolResults(pa.agent.History())
+	if len(results) != 1 || !strings.Contains(results[0].Content, "There are 2 files.") || !strings.Contains(results[0].Content, "[sub-agent fork:") {
+		t.Errorf("parent results: %+v", results)
+	}
+	if err := agenttest.CheckPairing(pa.agent.History()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParallelAgentCalls(t *testing.T) {
+	const n = 3
+	var arrived, timedOut atomic.Int32
+	all := make(chan struct{})
+	wait := func(ctx context.Context) {
+		if arrived.Add(1) == n {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(5 * time.Second):
+			timedOut.Add(1)
+		case <-ctx.Done():
+		}
+	}
+	steps := []agenttest.Step{{Calls: []llm.Block{
+		agenttest.Call("a", "agent", `{"description":"one","prompt":"p1","subagent_type":"general"}`),
+		agenttest.Call("b", "agent", `{"description":"two","prompt":"p2","subagent_type":"general"}`),
+		agenttest.Call("c", "agent", `{"description":"three","prompt":"p3","subagent_type":"verify"}`),
+	}}}
+	for i := 0; i < n; i++ {
+		steps = append(steps, agenttest.Step{Text: "child done\nVERDICT: PASS", Before: wait})
+	}
+	steps = append(steps, agenttest.Step{Text: "all three done"})
+	pa := newParent(t, agenttest.NewProvider(steps...), project(t), permission.ModeDefault)
+	res := pa.agent.Run(context.Background(), "do three things")
+	if res.Text != "all three done" || arrived.Load() != n {
+		t.Fatalf("%+v arrived %d", res, arrived.Load())
+	}
+	if timedOut.Load() != 0 {
+		t.Fatal("the children did not run at the same time")
+	}
+	if results := toolResults(pa.agent.History()); len(results) != n {
+		t.Errorf("results %d", len(results))
+	}
+}
+
+func TestCancelStopsParallelChildren(t *testing.T) {
+	var started atomic.Int32
+	all := make(chan struct{})
+	block := func(ctx context.Context) {
+		if started.Add(1) == 2 {
+			close(all)
+		}
+		<-ctx.Done()
+	}
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{
+			agenttest.Call("a", "agent", `{"description":"one","prompt":"p1","subagent_type":"general"}`),
+			agenttest.Call("b", "agent", `{"description":"two","prompt":"p2","subagent_type":"explore"}`),
+		}},
+		agenttest.Step{Text: "never", Before: block},
+		agenttest.Step{Text: "never", Before: block},
+	)
+	pa := newParent(t, prov, project(t), permission.ModeDefault)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan agent.TurnResult, 1)
+	go func() { done <- pa.agent.Run(ctx, "two at once") }()
+	select {
+	case <-all:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the children did not start together")
+	}
+	cancel()
+	select {
+	case res := <-done:
+		if res.StopReason != agent.StopAborted {
+			t.Fatalf("%+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("children kept running after the cancel")
+	}
+	if err := agenttest.CheckPairing(pa.agent.History()); err != nil {
+		t.Fatal(err)
+	}
+	if len(pa.rec.records) != 2 {
+		t.Errorf("%d records", len(pa.rec.records))
+	}
+}
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	testenv.Tool(t, "git")
+	root := project(t)
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=t", "-c", "user.email=t@x", "add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "start"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return root
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestWorktreeIsolationTwoWriters(t *testing.T) {
+	root := gitRepo(t)
+	var started atomic.Int32
+	both := make(chan struct{})
+	wait := func(ctx context.Context) {
+		if started.Add(1) == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+		case <-time.After(5 * time.Second):
+		case <-ctx.Done():
+		}
+	}
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{
+			agenttest.Call("a", "agent", `{"description":"writer one","prompt":"write one.txt","subagent_type":"general","isolation":"worktree"}`),
+			agenttest.Call("b", "agent", `{"description":"writer two","prompt":"write two.txt","subagent_type":"general","isolation":"worktree"}`),
+		}},
+		agenttest.Step{Before: wait, Calls: []llm.Block{agenttest.Call("w1", "write_file", `{"file_path":"out.txt","content":"from a writer\n"}`)}},
+		agenttest.Step{Before: wait, Calls: []llm.Block{agenttest.Call("w2", "write_file", `{"file_path":"out.txt","content":"from a writer\n"}`)}},
+		agenttest.Step{Text: "wrote it"},
+		agenttest.Step{Text: "wrote it"},
+		agenttest.Step{Text: "both done"},
+	)
+	pa := newParent(t, prov, root, permission.ModeAcceptEdits)
+	res := pa.agent.Run(context.Background(), "two writers")
+	if res.StopReason != agent.StopCompleted || res.Text != "both done" {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(root, "out.txt")); err == nil {
+		t.Fatal("a sub-agent wrote into the main checkout")
+	}
+	branchRE := regexp.MustCompile(`branch (hew/agent-[a-z0-9-]+)`)
+	var branches []string
+	for _, r := range toolResults(pa.agent.History()) {
+		m := branchRE.FindStringSubmatch(r.Content)
+		if m == nil || !strings.Contains(r.Content, "out.txt | 1 +") || !strings.Contains(r.Content, "git merge "+m[1]) {
+			t.Fatalf("result lacks branch or diff summary:\n%s", r.Content)
+		}
+		branches = append(branches, m[1])
+	}
+	if len(branches) != 2 || branches[0] == branches[1] {
+		t.Fatalf("branches %v", branches)
+	}
+	for _, b := range branches {
+		if got := gitOut(t, root, "show", b+":out.txt"); got != "from a writer\n" {
+			t.Errorf("%s holds %q", b, got)
+		}
+	}
+	if st := gitOut(t, root, "status", "--porcelain"); st != "" {
+		t.Errorf("the main checkout changed:\n%s", st)
+	}
+	if wl := gitOut(t, root, "worktree", "list"); strings.Count(wl, "\n") != 1 {
+		t.Errorf("worktrees left behind:\n%s", wl)
+	}
+}
