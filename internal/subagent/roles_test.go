@@ -3,6 +3,7 @@ package subagent
 import (
 	"testing"
 )
+
 func TestParseVerdict(t *testing.T) {
 	tests := map[string]string{
 		"all good\nVERDICT: PASS":                      VerdictPass,

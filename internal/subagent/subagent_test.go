@@ -8,6 +8,7 @@ import (
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/tools"
 )
+
 func BenchmarkChildSetup(b *testing.B) {
 	reg := tools.NewRegistry()
 	tools.RegisterBuiltins(reg)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/testenv"
 )
+
 func gitRepo(t *testing.T) string {
 	t.Helper()
 	testenv.Tool(t, "git")
