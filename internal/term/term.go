@@ -288,3 +288,15 @@ func (s *Streams) Height() int {
 	}
 	return 24
 }
+
+// FromIO describes the given streams: FromFiles when all three are files,
+// else streams that are not terminals (no colour, DefaultWidth columns).
+func FromIO(in io.Reader, out, errw io.Writer, env Env) *Streams {
+	fi, ok1 := in.(*os.File)
+	fo, ok2 := out.(*os.File)
+	fe, ok3 := errw.(*os.File)
+	if ok1 && ok2 && ok3 {
+		return FromFiles(fi, fo, fe, env)
+	}
+	return &Streams{In: in, Out: out, Err: errw, outFd: -1, width: DefaultWidth}
+}

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -102,5 +103,32 @@ func TestFromFilesPipeIsNotATerminal(t *testing.T) {
 	}
 	if s.Width() != 132 {
 		t.Errorf("Width with COLUMNS=132 = %d", s.Width())
+	}
+}
+
+// FromIO measures files (COLUMNS applies) and takes any other reader or
+// writer as a plain stream of the default width.
+func TestFromIO(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	env := EnvFromList([]string{"COLUMNS=132"})
+	var buf bytes.Buffer
+	for _, tc := range []struct {
+		name  string
+		in    io.Reader
+		out   io.Writer
+		width int
+	}{
+		{"files", f, f, 132},
+		{"a buffer", &buf, &buf, DefaultWidth},
+		{"one file is not enough", f, &buf, DefaultWidth},
+	} {
+		s := FromIO(tc.in, tc.out, f, env)
+		if s.In != tc.in || s.Out != tc.out || s.Err != f || s.InTTY || s.OutTTY || s.Color || s.Width() != tc.width {
+			t.Errorf("%s: %+v width %d, want %d", tc.name, s, s.Width(), tc.width)
+		}
 	}
 }
