@@ -30,6 +30,7 @@ import (
 	"github.com/hew-dev/hew/internal/subagent"
 	"github.com/hew-dev/hew/internal/tools"
 	agenttool "github.com/hew-dev/hew/internal/tools/agent"
+	mcptool "github.com/hew-dev/hew/internal/tools/mcp"
 	plantool "github.com/hew-dev/hew/internal/tools/plan"
 	skilltool "github.com/hew-dev/hew/internal/tools/skill"
 	wakeuptool "github.com/hew-dev/hew/internal/tools/wakeup"
@@ -385,7 +386,7 @@ func (s *Session) Prepare(ctx context.Context) error {
 func (s *Session) prepare(ctx context.Context) error {
 	var instructions string
 	if s.o.MCP != nil {
-		for _, err := range s.o.MCP.Register(ctx, s.o.Registry) {
+		for _, err := range mcptool.Register(ctx, s.o.MCP, s.o.Registry) {
 			s.addNotice(err.Error())
 		}
 		instructions = s.o.MCP.Instructions()

@@ -43,7 +43,7 @@ func BenchmarkNormalizeSchema(b *testing.B) {
 func BenchmarkCallInMemory(b *testing.B) {
 	m := inMemoryManager(b, map[string]*fakeServer{"fake": newFakeServer(0)}, nil, Options{})
 	reg := tools.NewRegistry()
-	if errs := m.Register(context.Background(), reg); len(errs) > 0 {
+	if errs := m.Register(context.Background(), reg, adapt); len(errs) > 0 {
 		b.Fatal(errs)
 	}
 	tool, _ := reg.Get("mcp__fake__echo")

@@ -38,7 +38,7 @@ func helperManager(t *testing.T, opts Options, extra map[string]any) (*Manager, 
 	m := NewManager(cfg, opts)
 	t.Cleanup(func() { _ = m.Close() })
 	reg := tools.NewRegistry()
-	if errs := m.Register(context.Background(), reg); len(errs) > 0 {
+	if errs := m.Register(context.Background(), reg, adapt); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	return m, reg, starts

@@ -245,3 +245,23 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// serverTool is the test's own adapter from a ServerTool to tools.Tool
+// (internal/tools/mcp is the real one; it imports this package, so these
+// tests cannot use it).
+type serverTool struct{ st *ServerTool }
+
+func adapt(st *ServerTool) tools.Tool { return serverTool{st} }
+
+func (t serverTool) Name() string                  { return t.st.Name() }
+func (t serverTool) Description() string           { return t.st.Description() }
+func (t serverTool) Schema() json.RawMessage       { return t.st.Schema() }
+func (t serverTool) ReadOnly(json.RawMessage) bool { return t.st.ReadOnly() }
+func (t serverTool) Deferred() bool                { return t.st.Deferred() }
+func (t serverTool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) (tools.Result, error) {
+	res, err := t.st.Call(ctx, input)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{Content: ShapeResult(res), IsError: res.IsError}, nil
+}

@@ -54,6 +54,7 @@ type Manager struct {
 	mu       sync.Mutex
 	reported bool            // config problems were returned once
 	reg      *tools.Registry // where Register put the tools, for late additions
+	adapt    func(*ServerTool) tools.Tool
 
 	bg sync.WaitGroup // session watchers and background closes
 
@@ -135,12 +136,13 @@ func (m *Manager) Start(ctx context.Context) []error {
 	return out
 }
 
-// Register starts the servers (if needed) and adds their tools to reg. The
+// Register starts the servers (if needed) and adds their tools to reg, each
+// made a tools.Tool by adapt (internal/tools/mcp.New). The
 // returned errors — configuration problems and failed starts — are each
 // returned once, so the caller can print them as one line each; the session
 // goes on without those servers. Call it before the first model request,
 // never before the prompt appears.
-func (m *Manager) Register(ctx context.Context, reg *tools.Registry) []error {
+func (m *Manager) Register(ctx context.Context, reg *tools.Registry, adapt func(*ServerTool) tools.Tool) []error {
 	var errs []error
 	m.mu.Lock()
 	if !m.reported {
@@ -152,10 +154,10 @@ func (m *Manager) Register(ctx context.Context, reg *tools.Registry) []error {
 	m.mu.Unlock()
 	errs = append(errs, m.Start(ctx)...)
 	m.mu.Lock()
-	m.reg = reg
+	m.reg, m.adapt = reg, adapt
 	m.mu.Unlock()
 	for _, t := range m.Tools() {
-		reg.Register(t)
+		reg.Register(adapt(t))
 	}
 	return errs
 }
@@ -166,22 +168,22 @@ func (m *Manager) Register(ctx context.Context, reg *tools.Registry) []error {
 // server's error.
 func (m *Manager) registerNew() {
 	m.mu.Lock()
-	reg := m.reg
+	reg, adapt := m.reg, m.adapt
 	m.mu.Unlock()
 	if reg == nil {
 		return
 	}
 	for _, t := range m.Tools() {
 		if _, ok := reg.Get(t.Name()); !ok {
-			reg.Register(t)
+			reg.Register(adapt(t))
 		}
 	}
 }
 
 // Tools builds the tools of all connected servers in a stable order, marked
 // deferred when together they exceed the budget.
-func (m *Manager) Tools() []*Tool {
-	var out []*Tool
+func (m *Manager) Tools() []*ServerTool {
+	var out []*ServerTool
 	taken := map[string]bool{}
 	tokens := 0
 	for _, s := range m.servers {

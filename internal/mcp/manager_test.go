@@ -73,7 +73,7 @@ func TestManagerIsLazyAndRegistersTools(t *testing.T) {
 		t.Fatalf("nothing may start before Register: %+v", st)
 	}
 	reg := tools.NewRegistry()
-	if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+	if errs := m.Register(context.Background(), reg, adapt); len(errs) != 0 {
 		t.Fatalf("errors: %v", errs)
 	}
 	want := []string{"mcp__fake__echo", "mcp__fake__fail", "mcp__fake__mixed", "mcp__fake__wait", "mcp__fake__write_thing_v2"}
@@ -109,7 +109,7 @@ func TestManagerIsLazyAndRegistersTools(t *testing.T) {
 	if err != nil || res.Content != want2 {
 		t.Errorf("mixed:\n%q\nwant\n%q (%v)", res.Content, want2, err)
 	}
-	if errs := m.Register(context.Background(), tools.NewRegistry()); len(errs) != 0 {
+	if errs := m.Register(context.Background(), tools.NewRegistry(), adapt); len(errs) != 0 {
 		t.Errorf("a second Register must not report again: %v", errs)
 	}
 }
@@ -119,7 +119,7 @@ func TestSchemasAreDeterministic(t *testing.T) {
 	for i := range 3 {
 		m := inMemoryManager(t, map[string]*fakeServer{"fake": newFakeServer(3)}, nil, Options{})
 		reg := tools.NewRegistry()
-		m.Register(context.Background(), reg)
+		m.Register(context.Background(), reg, adapt)
 		var got []string
 		for _, s := range reg.Specs() {
 			got = append(got, s.Name+string(s.InputSchema)+s.Description)
@@ -136,7 +136,7 @@ func TestFilters(t *testing.T) {
 	m := inMemoryManager(t, map[string]*fakeServer{"fake": newFakeServer(0)},
 		map[string]string{"fake": `{"command":"x","enabledTools":["echo","w*","fail"],"disabledTools":["fail"]}`}, Options{})
 	reg := tools.NewRegistry()
-	m.Register(context.Background(), reg)
+	m.Register(context.Background(), reg, adapt)
 	if got := strings.Join(reg.Names(), ","); got != "mcp__fake__echo,mcp__fake__wait,mcp__fake__write_thing_v2" {
 		t.Errorf("filtered tools = %s", got)
 	}
@@ -157,7 +157,7 @@ func TestDeferralBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := inMemoryManager(t, map[string]*fakeServer{"fake": newFakeServer(tc.extra)}, nil, tc.opts)
 			reg := tools.NewRegistry()
-			m.Register(context.Background(), reg)
+			m.Register(context.Background(), reg, adapt)
 			total := 5 + tc.extra
 			if tc.deferred {
 				if len(reg.Specs()) != 0 || len(reg.Deferred()) != total {
@@ -177,7 +177,7 @@ func TestCancelSendsNotificationAndServerStaysUsable(t *testing.T) {
 	f := newFakeServer(0)
 	m := inMemoryManager(t, map[string]*fakeServer{"fake": f}, nil, Options{})
 	reg := tools.NewRegistry()
-	m.Register(context.Background(), reg)
+	m.Register(context.Background(), reg, adapt)
 	ctx, cancel := context.WithCancel(context.Background())
 	var err error
 	within(t, 20*time.Second, "cancelled call", func() {
@@ -222,7 +222,7 @@ func TestHTTPAndSSEServersWithHeaders(t *testing.T) {
 			m := NewManager(cfg, Options{})
 			defer m.Close()
 			reg := tools.NewRegistry()
-			if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+			if errs := m.Register(context.Background(), reg, adapt); len(errs) != 0 {
 				t.Fatalf("errors: %v", errs)
 			}
 			res, err := run(t, context.Background(), reg, "mcp__web__echo", `{"message":"over `+transport+`"}`)
@@ -241,14 +241,14 @@ func TestCancelledStartStaysPendingAndRetries(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl+C before the servers answered
 	reg := tools.NewRegistry()
-	errs := m.Register(ctx, reg)
+	errs := m.Register(ctx, reg, adapt)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "cancelled") {
 		t.Fatalf("errors: %v", errs)
 	}
 	if st := statusOf(t, m, "fake"); st.State != StatePending {
 		t.Fatalf("a cancelled start must stay pending: %+v", st)
 	}
-	if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+	if errs := m.Register(context.Background(), reg, adapt); len(errs) != 0 {
 		t.Fatalf("retry: %v", errs)
 	}
 	if _, ok := reg.Get("mcp__fake__echo"); !ok {
@@ -270,7 +270,7 @@ func TestFailedServerReportedOnceOthersWork(t *testing.T) {
 	m := NewManager(cfg, Options{Stderr: &log})
 	defer m.Close()
 	reg := tools.NewRegistry()
-	errs := m.Register(context.Background(), reg)
+	errs := m.Register(context.Background(), reg, adapt)
 	if len(errs) != 3 {
 		t.Fatalf("want 3 one-line errors (bad config, missing, silent), got %d: %v", len(errs), errs)
 	}
@@ -304,7 +304,7 @@ func TestFailedServerReportedOnceOthersWork(t *testing.T) {
 	if states["good"] != StateConnected || states["missing"] != StateFailed || states["silent"] != StateFailed || states["bad"] != StateInvalid {
 		t.Errorf("states: %v", states)
 	}
-	if errs := m.Register(context.Background(), reg); len(errs) != 0 {
+	if errs := m.Register(context.Background(), reg, adapt); len(errs) != 0 {
 		t.Errorf("failures are reported once: %v", errs)
 	}
 }
@@ -312,7 +312,7 @@ func TestFailedServerReportedOnceOthersWork(t *testing.T) {
 func TestCloseEndsCallsInFlight(t *testing.T) {
 	m := inMemoryManager(t, map[string]*fakeServer{"fake": newFakeServer(0)}, nil, Options{})
 	reg := tools.NewRegistry()
-	m.Register(context.Background(), reg)
+	m.Register(context.Background(), reg, adapt)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := run(t, context.Background(), reg, "mcp__fake__wait", `{}`)
@@ -329,7 +329,7 @@ func TestToolListChangedAddsNewTools(t *testing.T) {
 	f := newFakeServer(0)
 	m := inMemoryManager(t, map[string]*fakeServer{"fake": f}, nil, Options{})
 	reg := tools.NewRegistry()
-	m.Register(context.Background(), reg)
+	m.Register(context.Background(), reg, adapt)
 	before := strings.Join(reg.Names(), ",")
 	sdk.AddTool(f.srv, &sdk.Tool{Name: "late", Description: "Added after start"},
 		func(ctx context.Context, req *sdk.CallToolRequest, in struct{}) (*sdk.CallToolResult, any, error) {

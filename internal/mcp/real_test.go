@@ -54,7 +54,7 @@ func realManager(t *testing.T, dir string) (*Manager, *tools.Registry) {
 	m := NewManager(cfg, Options{Env: os.Environ(), Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
 	t.Cleanup(func() { _ = m.Close() })
 	reg := tools.NewRegistry()
-	if errs := m.Register(context.Background(), reg); len(errs) > 0 {
+	if errs := m.Register(context.Background(), reg, adapt); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	return m, reg

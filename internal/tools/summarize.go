@@ -38,7 +38,7 @@ func Summarize(t Tool, name string, input json.RawMessage) string {
 	if s, ok := t.(Summarizer); ok {
 		arg = s.Summary(input)
 	} else {
-		arg = firstStringField(fields(input))
+		arg = Guess(input)
 	}
 	return name + "(" + shorten(oneLine(arg), SummaryMaxRunes) + ")"
 }
@@ -53,6 +53,18 @@ func SubjectOf(t Tool, input json.RawMessage) string {
 			return sub
 		}
 	}
+	return GuessSubject(input)
+}
+
+// Guess is the summary of a call whose input hew knows nothing about (an
+// MCP server's tool): the first usual field, else the first string field,
+// else compact JSON.
+func Guess(input json.RawMessage) string { return firstStringField(fields(input)) }
+
+// GuessSubject is the approval subject of a call whose input hew knows
+// nothing about: the first of the usual fields (command, file_path, path,
+// url, pattern, plan), else the input itself.
+func GuessSubject(input json.RawMessage) string {
 	m := fields(input)
 	for _, k := range []string{"command", "file_path", "path", "url", "pattern", "plan"} {
 		if s, ok := m[k].(string); ok && s != "" {

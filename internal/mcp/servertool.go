@@ -9,7 +9,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hew-dev/hew/internal/tools"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,8 +70,10 @@ func keepTool(sc *ServerConfig, name string) bool {
 	return !match(sc.DisabledTools)
 }
 
-// Tool is one server tool as hew's loop sees it.
-type Tool struct {
+// ServerTool is one tool of a connected server as the model will see it:
+// its hew name, the server's description and schema, and a way to call
+// it. internal/tools/mcp adapts it to a tools.Tool.
+type ServerTool struct {
 	name     string
 	server   *conn
 	remote   string // the tool's name on the server
@@ -82,12 +83,7 @@ type Tool struct {
 	deferred bool
 }
 
-var (
-	_ tools.Tool     = (*Tool)(nil)
-	_ tools.Deferred = (*Tool)(nil)
-)
-
-func newTool(s *conn, t *sdk.Tool, name string) *Tool {
+func newTool(s *conn, t *sdk.Tool, name string) *ServerTool {
 	desc := strings.TrimSpace(t.Description)
 	if desc == "" {
 		desc = t.Title
@@ -96,7 +92,7 @@ func newTool(s *conn, t *sdk.Tool, name string) *Tool {
 		desc = desc[:maxDescription] + "…"
 	}
 	desc = fmt.Sprintf("%s (MCP server %s)", desc, s.cfg.Name)
-	return &Tool{
+	return &ServerTool{
 		name:     name,
 		server:   s,
 		remote:   t.Name,
@@ -132,42 +128,38 @@ func normalizeSchema(s any) json.RawMessage {
 }
 
 // Name is mcp__SERVER__TOOL.
-func (t *Tool) Name() string { return t.name }
+func (t *ServerTool) Name() string { return t.name }
 
 // Description is the server's description, marked with its server.
-func (t *Tool) Description() string { return t.desc }
+func (t *ServerTool) Description() string { return t.desc }
 
 // Schema is the server's input schema (deterministic bytes).
-func (t *Tool) Schema() json.RawMessage { return t.schema }
+func (t *ServerTool) Schema() json.RawMessage { return t.schema }
 
-// ReadOnly follows the server's readOnlyHint annotation.
-func (t *Tool) ReadOnly(json.RawMessage) bool { return t.readOnly }
+// ReadOnly is the server's readOnlyHint annotation.
+func (t *ServerTool) ReadOnly() bool { return t.readOnly }
 
 // Deferred reports whether the MCP tools exceeded the budget, so this one is
 // found through tool_search.
-func (t *Tool) Deferred() bool { return t.deferred }
+func (t *ServerTool) Deferred() bool { return t.deferred }
 
 // Server is the configured name of the tool's server.
-func (t *Tool) Server() string { return t.server.cfg.Name }
+func (t *ServerTool) Server() string { return t.server.cfg.Name }
 
 // RemoteName is the tool's own name on its server.
-func (t *Tool) RemoteName() string { return t.remote }
+func (t *ServerTool) RemoteName() string { return t.remote }
 
-// Run calls the server with the server's call timeout. Transport faults are
-// returned as errors (the loop makes them error results); a tool's own
-// failure (isError) is an error result.
-func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) (tools.Result, error) {
+// Call calls the tool with input (a JSON object) under the server's call
+// timeout. Transport faults are errors; the tool's own failure is a result
+// with IsError set.
+func (t *ServerTool) Call(ctx context.Context, input json.RawMessage) (*sdk.CallToolResult, error) {
 	var args map[string]any
 	if len(input) > 0 && string(input) != "null" {
 		if err := json.Unmarshal(input, &args); err != nil {
-			return tools.Result{}, fmt.Errorf("input is not a JSON object: %w", err)
+			return nil, fmt.Errorf("input is not a JSON object: %w", err)
 		}
 	}
-	res, err := t.server.call(ctx, t.remote, args)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	return tools.Result{Content: ShapeResult(res), IsError: res.IsError}, nil
+	return t.server.call(ctx, t.remote, args)
 }
 
 // ShapeResult turns a tool result into the text the model gets: text joined,
