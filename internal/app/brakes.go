@@ -72,7 +72,11 @@ func (a *cli) wireBrakes(p *parts) error {
 	p.env.AllowOutside = b.eng.AllowsOutside
 	p.env.DeniedRead = b.eng.DeniesRead
 	p.hooks = hooks.New(p.settings.Hooks, p.root, a.environ)
-	p.env.Shell = b.sb.ProjectShell(p.stateDir)
+	var reaped string
+	p.env.Shell, reaped = b.sb.ProjectShell(p.stateDir)
+	if reaped != "" {
+		p.notices = append(p.notices, reaped)
+	}
 	p.sandboxLine = b.sb.Describe()
 	if w := b.sb.StartupWarning(); w != "" {
 		p.notices = append(p.notices, w)

@@ -186,3 +186,28 @@ func TestReapOrphansAfterKill9(t *testing.T) {
 		t.Fatalf("reaped a live hew's group")
 	}
 }
+
+// Behind the guard too, a running command's group is recorded (with the
+// leader's start time from /proc, no ps) and the record goes when it ends.
+func TestGuardedCommandRecorded(t *testing.T) {
+	testenv.Tool(t, "bash")
+	track := filepath.Join(t.TempDir(), "procs")
+	if TrackDir(t.TempDir()) == "" {
+		t.Fatal("TrackDir is empty on Linux")
+	}
+	r := &Runner{Guard: []string{os.Args[0], GuardArg, "--parent", strconv.Itoa(os.Getpid())}, Track: track}
+	res, err := r.Run(context.Background(), callenv.ShellRequest{Command: "for i in $(seq 200); do ls " + track + "/* >/dev/null 2>&1 && break; sleep 0.02; done; ls " + track + "; cat " + track + "/*", TimeoutMS: 10000})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	lines := strings.Split(strings.TrimSpace(res.Output), "\n")
+	if len(lines) != 3 || lines[1] != strconv.Itoa(os.Getpid()) || !strings.HasPrefix(lines[2], "ticks ") {
+		t.Fatalf("record while running: %q", res.Output)
+	}
+	if got, ok := kernelStartTime(os.Getpid()); !ok || got != startTime(os.Getpid()) {
+		t.Fatalf("start time %q, %v", got, ok)
+	}
+	if HasOrphanRecords(track) {
+		t.Error("the record outlived the command")
+	}
+}

@@ -11,3 +11,6 @@ func ReapOrphans(string) int { return 0 }
 
 // TrackDir is "": nothing is recorded on this system.
 func TrackDir(string) string { return "" }
+
+// HasOrphanRecords is false: nothing is recorded on this system.
+func HasOrphanRecords(string) bool { return false }

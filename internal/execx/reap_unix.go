@@ -27,8 +27,12 @@ func track(dir string, pid int) func() {
 }
 
 // startTime identifies a process beyond its pid (which the system reuses):
-// its start time as ps reports it, or "" when ps cannot tell.
+// its start time from the kernel (Linux: /proc, no process spawned) or as
+// ps reports it, or "" when neither can tell.
 func startTime(pid int) string {
+	if t, ok := kernelStartTime(pid); ok {
+		return t
+	}
 	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
 	if err != nil {
 		return ""
@@ -38,8 +42,9 @@ func startTime(pid int) string {
 
 // ReapOrphans kills the process groups recorded in dir whose hew is gone:
 // shell children left running by a hew that was killed mid-command, where
-// no parent-death signal could take them along (macOS, BSD; on Linux the
-// guard does it at once). A group whose leader is no longer the process
+// no parent-death signal could take them along (macOS, BSD), or where the
+// guard that would have was killed too (Linux: `killall -9 hew`, the OOM
+// killer). A group whose leader is no longer the process
 // that was recorded (its start time differs: the pid was reused) is left
 // alone, and so is one recorded without a start time. It returns how many
 // groups it killed.
@@ -85,11 +90,19 @@ func ReapOrphans(dir string) int {
 	return killed
 }
 
-// TrackDir is where a project's running shell commands are recorded, or
-// "" where the guard makes recording unnecessary (Linux).
+// TrackDir is where a project's running shell commands are recorded ("" for
+// no state directory). Linux records them too, behind the guard: a guard
+// killed along with hew leaves its group to the next hew's reap.
 func TrackDir(stateDir string) string {
-	if DefaultGuard() != nil || stateDir == "" {
+	if stateDir == "" {
 		return ""
 	}
 	return filepath.Join(stateDir, "procs")
+}
+
+// HasOrphanRecords reports whether dir holds records of commands, so a
+// start-up can skip the reap (and its ps calls) in the common case.
+func HasOrphanRecords(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	return err == nil && len(ents) > 0
 }

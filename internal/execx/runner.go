@@ -23,7 +23,8 @@ type Runner struct {
 	// die with hew on Linux; nil runs them directly.
 	Guard []string
 	// Track is where running process groups are recorded for ReapOrphans
-	// (TrackDir); empty records nothing. Needed where there is no guard.
+	// (TrackDir); empty records nothing. Needed where there is no guard,
+	// and behind it for when the guard is killed with hew.
 	Track string
 }
 

@@ -85,14 +85,26 @@ func (sh *shell) Run(ctx context.Context, req tools.ShellRequest) (tools.ShellRe
 
 // ProjectShell is the shell runner of a session in a project whose state
 // directory is stateDir: hew's runner with each command confined by s (when
-// it is in force) and its refusals explained. Where no guard makes commands
-// die with hew (macOS, BSD), running commands are recorded in stateDir and
-// what a killed hew left running there is reaped in the background.
-func (s *Sandbox) ProjectShell(stateDir string) tools.ShellRunner {
-	runner := &execx.Runner{Wrap: s.Wrap, SandboxNote: s.StartupWarning(), Guard: execx.DefaultGuard()}
+// it is in force) and its refusals explained. Running commands are recorded
+// in stateDir; what a killed hew left running there (where no guard took
+// it along: macOS, BSD, or a guard killed with hew) is stopped now, and
+// reaped says so for the user ("" when there was nothing).
+func (s *Sandbox) ProjectShell(stateDir string) (runner tools.ShellRunner, reaped string) {
+	r := &execx.Runner{Wrap: s.Wrap, SandboxNote: s.StartupWarning(), Guard: execx.DefaultGuard()}
 	if dir := execx.TrackDir(stateDir); dir != "" {
-		runner.Track = dir
-		go execx.ReapOrphans(dir)
+		r.Track = dir
+		if execx.HasOrphanRecords(dir) { // rare: only after a crash, so the start-up stays cheap
+			if n := execx.ReapOrphans(dir); n > 0 {
+				reaped = fmt.Sprintf("stopped %d command%s that an earlier hew left running in this project when it was killed (kill -9 or a crash)", n, plural(n))
+			}
+		}
 	}
-	return s.Shell(runner)
+	return s.Shell(r), reaped
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
