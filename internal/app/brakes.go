@@ -62,7 +62,7 @@ func buildBrakes(in brakeInputs) (brakes, error) {
 func (a *cli) wireBrakes(p *parts) error {
 	b, err := buildBrakes(brakeInputs{
 		root: p.root, homeDir: p.homeDir, hewHome: p.home, stateDir: p.stateDir,
-		settings: p.settings, allowed: p.o.allowedTools, disallowed: p.o.disallowedTools, addDirs: p.o.addDirs, getenv: a.env.get, noSandbox: p.o.noSandbox,
+		settings: p.settings, allowed: p.o.allowedTools, disallowed: p.o.disallowedTools, addDirs: p.o.addDirs, getenv: a.getenv, noSandbox: p.o.noSandbox,
 	})
 	if err != nil {
 		return usageErr(err)

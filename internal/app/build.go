@@ -23,7 +23,7 @@ import (
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/tools"
 	skilltool "github.com/hew-dev/hew/internal/tools/skill"
-	"github.com/hew-dev/hew/internal/ui/render"
+	"github.com/hew-dev/hew/internal/ui/repl"
 )
 
 // parts are what a run is built from before its front-end is known: where
@@ -109,7 +109,7 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 		AutoCompact:        p.settings.AutoCompact,
 		AppendSystemPrompt: o.appendSystemPrompt,
 		SystemPrompt:       o.systemPrompt,
-		Shell:              a.env.get("SHELL"),
+		Shell:              a.getenv("SHELL"),
 		GOOS:               runtime.GOOS,
 		Goal:               o.goal,
 		GoalBudget: core.GoalBudget{MaxRounds: p.settings.Autonomy.GoalMaxRounds, MaxTokens: p.settings.Autonomy.GoalMaxTokens,
@@ -186,7 +186,7 @@ func (a *cli) buildTools(p *parts) error {
 		Settings:  mcp.FromSettings(p.settings.MCPServers, p.home),
 		NoMCPJSON: true, // config read it, subject to the project's trust
 		Files:     p.o.mcpConfig,
-		LookupEnv: a.env.lookup,
+		LookupEnv: a.lookup,
 	}), mcp.Options{Env: a.environ, Stderr: fsutil.NewLazyFile(filepath.Join(p.stateDir, "mcp.log")), ClientName: "hew", ClientVersion: Version})
 	return nil
 }
@@ -233,16 +233,11 @@ func (a *cli) pickSession(dir, root string) (string, error) {
 		}
 		return "", usagef("--resume needs a session id here; sessions of this directory:%s", b.String())
 	}
-	for i, s := range list {
-		title := render.Truncate(strings.Join(strings.Fields(s.Title), " "), 60)
-		fmt.Fprintf(a.stderr, "%2d) %-8s %3d msgs  %s  %s\n", i+1, render.Age(time.Since(s.Modified)), s.Messages, title, s.ID)
-	}
-	fmt.Fprint(a.stderr, "resume which session? ")
-	var n int
-	if _, err := fmt.Fscan(a.stdin, &n); err != nil || n < 1 || n > len(list) {
+	path, ok := repl.PickSession(a.stdin, a.stderr, list, time.Now)
+	if !ok {
 		return "", usagef("no session picked")
 	}
-	return list[n-1].Path, nil
+	return path, nil
 }
 
 // closeSession releases the session, reporting a session file that could

@@ -81,9 +81,9 @@ func (a *cli) doctorCmd(args []string) int {
 	root, err := projectRoot()
 	return doctor.Run(doctor.Options{
 		Stdout: a.stdout, Stderr: a.stderr, Root: root, RootErr: err, HewHome: a.hewHome(), UserHome: a.homeDir(),
-		Version: versionString(), Getenv: a.env.get, LookupEnv: a.env.lookup,
+		Version: versionString(), Getenv: a.getenv, LookupEnv: a.lookup,
 		Sandbox: func(s *config.Settings) *sandbox.Sandbox {
-			return sandbox.New(sandbox.FromSettings(s, false, sandbox.Policy{Root: root, Home: a.homeDir(), Getenv: a.env.get}))
+			return sandbox.New(sandbox.FromSettings(s, false, sandbox.Policy{Root: root, Home: a.homeDir(), Getenv: a.getenv}))
 		},
 		Checkpoints: func(s *config.Settings) *checkpoint.Store { return a.checkpointStore(root, s) },
 	}, args)
@@ -103,7 +103,7 @@ func (a *cli) permissionsCmd(args []string) int {
 			}
 			b, err := buildBrakes(brakeInputs{
 				root: root, homeDir: a.homeDir(), hewHome: a.hewHome(), stateDir: session.ProjectDir(a.hewHome(), root),
-				settings: settings, allowed: allowed, disallowed: disallowed, getenv: a.env.get,
+				settings: settings, allowed: allowed, disallowed: disallowed, getenv: a.getenv,
 			})
 			return b.eng, err
 		},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/hew-dev/hew/internal/execx"
 	"github.com/hew-dev/hew/internal/sandbox"
+	"github.com/hew-dev/hew/internal/term"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []st
 	if len(args) > 1 && args[1] == execx.GuardArg {
 		return execx.GuardMain(args[2:])
 	}
-	a := &cli{stdin: stdin, stdout: stdout, stderr: stderr, env: newEnvMap(environ), environ: environ}
+	a := &cli{stdin: stdin, stdout: stdout, stderr: stderr, lookup: term.EnvFromList(environ), environ: environ}
 	rest := args[1:]
 	if len(rest) > 0 {
 		if cmd, ok := subcommands[rest[0]]; ok {
@@ -51,8 +52,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []st
 type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	env            envMap
+	lookup         term.Env // the environment, as values
 	environ        []string
+}
+
+// getenv reads the environment hew was given.
+func (a *cli) getenv(k string) string {
+	v, _ := a.lookup(k)
+	return v
 }
 
 // errorf prints a one-line error and returns code.
@@ -88,15 +95,15 @@ func (a *cli) fail(err error) int {
 
 // homeDir is the user's home directory, from the given environment first.
 func (a *cli) homeDir() string {
-	if h := a.env.get("HOME"); h != "" {
+	if h := a.getenv("HOME"); h != "" {
 		return h
 	}
-	return a.env.get("USERPROFILE")
+	return a.getenv("USERPROFILE")
 }
 
 // hewHome is $HEW_HOME, default ~/.hew; hew's state lives only there.
 func (a *cli) hewHome() string {
-	if h := a.env.get("HEW_HOME"); h != "" {
+	if h := a.getenv("HEW_HOME"); h != "" {
 		if abs, err := filepath.Abs(h); err == nil {
 			return abs
 		}

@@ -21,7 +21,7 @@ func (a *cli) mcpCmd(args []string) int {
 		Context:   ctx,
 		Root:      root,
 		Home:      a.hewHome(),
-		LookupEnv: a.env.lookup,
+		LookupEnv: a.lookup,
 		Manager:   mcp.Options{Env: a.environ, ClientName: "hew", ClientVersion: Version},
 		Stdin:     a.stdin,
 		UserHome:  a.homeDir(),

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -15,7 +16,7 @@ import (
 func serveFlags(args []string) (*options, error) {
 	o := &options{maxTurns: 50, print: true} // stdin is the protocol: never ask
 	fs := pflag.NewFlagSet("hew mcp serve", pflag.ContinueOnError)
-	fs.SetOutput(discard{})
+	fs.SetOutput(io.Discard)
 	permissionFlags(fs, o)
 	fs.BoolVar(&o.trustProject, "trust-project", false, "")
 	claudeAliases(fs)
@@ -31,10 +32,6 @@ func serveFlags(args []string) (*options, error) {
 	}
 	return o, nil
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // serveHint says what allows a call `hew mcp serve` denied: nobody is
 // asked over MCP, so only the server's own flags and settings can.

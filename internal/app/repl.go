@@ -43,9 +43,9 @@ func (a *cli) runREPL(o *options) int {
 		case <-ctx.Done():
 		}
 	}()
-	editor := a.env.get("VISUAL")
+	editor := a.getenv("VISUAL")
 	if editor == "" {
-		editor = a.env.get("EDITOR")
+		editor = a.getenv("EDITOR")
 	}
 	return repl.Run(ctx, repl.Options{
 		Streams:     t.Streams,

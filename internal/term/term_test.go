@@ -132,3 +132,17 @@ func TestFromIO(t *testing.T) {
 		}
 	}
 }
+
+// The environment as values: the last definition wins, a value may hold
+// "=", and an entry without one is ignored.
+func TestEnvFromListLastWins(t *testing.T) {
+	env := EnvFromList([]string{"A=1", "A=2", "B=x=y", "junk"})
+	for _, tc := range []struct {
+		key, want string
+		ok        bool
+	}{{"A", "2", true}, {"B", "x=y", true}, {"junk", "", false}, {"C", "", false}} {
+		if v, ok := env(tc.key); v != tc.want || ok != tc.ok {
+			t.Errorf("%s = %q %v, want %q %v", tc.key, v, ok, tc.want, tc.ok)
+		}
+	}
+}
