@@ -227,10 +227,13 @@ func (r *Runner) run(ctx context.Context, h hook, p agent.HookPayload, pre bool)
 // verdictRules say how one event reads a hook's run; tool hooks and
 // lifecycle hooks share the reading and differ only in these.
 type verdictRules struct {
-	failClosed     bool   // a failure blocks (else it is reported and ignored)
-	blocked        string // what a fail-closed failure says was blocked
-	plainIsContext bool   // plain (non-JSON) stdout is context for the model
-	stopBlocks     bool   // "continue": false blocks what the event guards
+	failClosed bool   // a failure blocks (else it is reported and ignored)
+	blocked    string // what a fail-closed failure says was blocked
+	// plain is what stdout that is not a JSON object means: "context" for
+	// the model, "ignored", or "" an invalid answer (tool hooks, issue 5:
+	// a PreToolUse hook printing garbage blocks the call).
+	plain      string
+	stopBlocks bool // "continue": false blocks what the event guards
 }
 
 func (v verdictRules) fail(h hook, why string) agent.HookOutcome {
@@ -240,11 +243,10 @@ func (v verdictRules) fail(h hook, why string) agent.HookOutcome {
 	return agent.HookOutcome{Message: h.name() + " " + why + "; ignored"}
 }
 
-// interpret turns one hook's run into an outcome, as Claude Code reads
-// it: exit 2 blocks with stderr as the reason; exit 0 with a JSON object
-// on stdout is an answer; exit 0 with plain text is success (context for
-// the events that take it). A run that failed otherwise, or a JSON answer
-// that does not parse, follows failClosed.
+// interpret turns one hook's run into an outcome: exit 2 blocks with
+// stderr as the reason; exit 0 with a JSON object on stdout is an answer,
+// with plain text what plain says. A run that failed otherwise, or an
+// answer that does not parse, follows failClosed.
 func (v verdictRules) interpret(h hook, x execResult) agent.HookOutcome {
 	switch {
 	case x.fail != "":
@@ -257,10 +259,9 @@ func (v verdictRules) interpret(h hook, x execResult) agent.HookOutcome {
 		return agent.HookOutcome{Block: true, Reason: reason}
 	case x.out == "":
 		return agent.HookOutcome{}
-	case x.out[0] != '{':
-		if v.plainIsContext {
-			return agent.HookOutcome{AdditionalContext: x.out}
-		}
+	case x.out[0] != '{' && v.plain == "context":
+		return agent.HookOutcome{AdditionalContext: x.out}
+	case x.out[0] != '{' && v.plain == "ignored":
 		return agent.HookOutcome{}
 	}
 	res, err := parseAnswer([]byte(x.out))

@@ -86,8 +86,10 @@ func (r *Runner) lifecycle(ctx context.Context, p eventPayload, subject string, 
 	if err != nil {
 		return agent.HookOutcome{Block: canBlock, Reason: "hook input: " + err.Error()}
 	}
-	rules := verdictRules{failClosed: canBlock, blocked: "blocked", stopBlocks: true,
-		plainIsContext: p.Event == "UserPromptSubmit" || p.Event == "SessionStart"}
+	rules := verdictRules{failClosed: canBlock, blocked: "blocked", stopBlocks: true, plain: "ignored"}
+	if p.Event == "UserPromptSubmit" || p.Event == "SessionStart" {
+		rules.plain = "context"
+	}
 	for _, h := range list {
 		if subject != "" && !h.match(subject) {
 			continue
