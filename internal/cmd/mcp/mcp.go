@@ -274,17 +274,20 @@ func remove(o Options, args []string) int {
 	}
 	var found []string
 	for _, sc := range scopes {
-		path, err := mcp.ScopeFile(sc, o.Root, o.Home)
-		if err != nil {
+		if _, err := mcp.ScopeFile(sc, o.Root, o.Home); err != nil {
 			if *scope != "" {
 				fmt.Fprintln(stderr, "hew mcp remove:", err)
 				return 2
 			}
 			continue
 		}
-		if src, err := mcp.ReadServers(path, sc); err == nil {
-			if _, ok := src.Servers[name]; ok {
-				found = append(found, path)
+		// Every file that defines servers of the scope (project: .mcp.json
+		// and .hew/settings.json), so what get shows can be removed.
+		for _, path := range mcp.ScopeFiles(sc, o.Root, o.Home) {
+			if src, err := mcp.ReadServers(path, sc); err == nil {
+				if _, ok := src.Servers[name]; ok {
+					found = append(found, path)
+				}
 			}
 		}
 	}

@@ -210,3 +210,29 @@ func TestServeWithoutExecutor(t *testing.T) {
 		t.Errorf("code %d, stderr %q", code, errs)
 	}
 }
+
+// A project server defined in .hew/settings.json (not .mcp.json) is what
+// get shows and tells how to remove; that command must work, keep the rest
+// of the settings file, and a name defined in both project files asks for
+// nothing it cannot do.
+func TestRemoveFromProjectSettings(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	deps := Options{Root: root, Home: home}
+	settings := filepath.Join(root, ".hew", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"model": "m", "mcpServers": {"db": {"command": "db-server"}}}`), 0o644)
+	code, out, _ := cli(t, deps, "get", "db")
+	if code != 0 || !strings.Contains(out, "Remove it with: hew mcp remove --scope project db") {
+		t.Fatalf("get: %d %q", code, out)
+	}
+	if code, out, errs := cli(t, deps, "remove", "--scope", "project", "db"); code != 0 || !strings.Contains(out, settings) {
+		t.Fatalf("remove --scope project: %d %q %q", code, out, errs)
+	}
+	left := readJSON(t, settings)
+	if left["model"] != "m" || len(left["mcpServers"].(map[string]any)) != 0 {
+		t.Errorf("settings after remove: %v", left)
+	}
+	if code, _, _ := cli(t, deps, "get", "db"); code == 0 {
+		t.Error("db still found after remove")
+	}
+}
