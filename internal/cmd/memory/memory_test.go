@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,9 +90,13 @@ func TestAddReportsWhatTheIndexLeftOut(t *testing.T) {
 	if code := Run(Options{Stdout: &out, Stderr: &errb, Store: s}, []string{"add", "--type", "user", "one more"}); code != 0 {
 		t.Fatalf("add: %d %s", code, errb.String())
 	}
+	// Which five are named depends on their stamps (recency ranks them,
+	// and the adds may straddle a second); that five are, in the index's
+	// link format, does not.
 	e := errb.String()
+	named := regexp.MustCompile(`(?m)^  - \[ref \d\d\]\(reference/ref-\d\d\.md\) — x$`).FindAllString(e, -1)
 	if !strings.HasPrefix(e, "hew: the memory index is full") || !strings.Contains(e, "no longer indexed or recalled (their files stay):\n  - [") ||
-		!strings.Contains(e, "  - [ref 00](reference/ref-00.md) — x\n") || !strings.Contains(e, "  … and 8 more\n") {
+		len(named) < 4 || strings.Count(e, "\n  - [") != 5 || !strings.Contains(e, "  … and 8 more\n") {
 		t.Errorf("stderr:\n%s", errb.String())
 	}
 }
