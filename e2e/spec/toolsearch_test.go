@@ -86,3 +86,34 @@ func TestFirstRequestBudgetNative(t *testing.T) {
 		t.Errorf("the prompt part of the first request is %d bytes, over the %d-byte budget", r.size-deferred, budget)
 	}
 }
+
+// A server that refuses native loading (a 400 naming defer_loading) costs
+// one resend: the run goes on the client-side way, and stderr says so once.
+func TestNativeToolSearchRefusedFallsBack(t *testing.T) {
+	w := newWorld(t)
+	ms := w.startMock(`{"turns":[
+		{"error":{"status":400,"type":"invalid_request_error","message":"tools.10.custom.defer_loading: Extra inputs are not permitted"}},
+		{"tool_calls":[{"name":"tool_search","input":{"query":"select:enter_plan_mode"}}]},
+		{"tool_calls":[{"name":"enter_plan_mode","input":{}}]},
+		{"text":"planning"}]}`)
+	r := w.hewEnv(append(ms.anthropicEnv(), "ENABLE_TOOL_SEARCH=true"), "-p", "plan it")
+	if r.code != 0 || !strings.Contains(r.stdout, "planning") {
+		t.Fatalf("hew -p: %s", r)
+	}
+	if n := strings.Count(r.stderr, "refused native tool loading"); n != 1 {
+		t.Errorf("%d notices of the refusal on stderr, want 1:\n%s", n, r.stderr)
+	}
+	reqs := ms.requests()
+	if len(reqs) < 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, q := range reqs[1:] {
+		b, _ := json.Marshal(q.body)
+		if strings.Contains(string(b), "defer_loading") || strings.Contains(string(b), "tool_reference") {
+			t.Errorf("request %d after the refusal still loads natively", i+2)
+		}
+	}
+	if tl, _ := json.Marshal(reqs[len(reqs)-1].body["tools"]); !strings.Contains(string(tl), `"enter_plan_mode"`) {
+		t.Errorf("the loaded tool did not join the tool list after the fallback")
+	}
+}
