@@ -11,12 +11,12 @@ import (
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/fsutil"
+	"github.com/hew-dev/hew/internal/hooks"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/llm/pick"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/permission"
 	"github.com/hew-dev/hew/internal/plan"
-	"github.com/hew-dev/hew/internal/sandbox"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
@@ -26,33 +26,15 @@ import (
 	"github.com/hew-dev/hew/internal/ui/repl"
 )
 
-// parts are what a run is built from before its front-end is known: where
-// it runs, the settings and the tool side. newSession assembles them with
-// the provider into a core.Session; `hew mcp serve` uses the tool side alone.
+// parts are what a run is built from before its front-end is known: its
+// flags and settings, and the session options built so far (where it runs,
+// the mode and the tool side). newSession completes them with the provider
+// and the front-end; `hew mcp serve` runs the tool side alone.
 type parts struct {
 	o        *options
-	root     string // project root: the working directory hew started in
-	home     string // $HEW_HOME
-	homeDir  string
 	stateDir string // $HEW_HOME/projects/KEY
-
 	settings *config.Settings
-	mode     permission.Mode
-	perms    agent.PermissionChecker
-	hooks    agent.HookRunner
-	registry *tools.Registry
-	env      *tools.Env
-	mcp      *mcp.Manager
-	skills   []skills.Skill
-	roles    map[string]subagent.Role
-
-	// notices are one-line warnings gathered while building (sandbox off,
-	// settings warnings), shown by the front-end before the first turn.
-	notices []string
-	// sandboxLine describes run_shell's confinement for the prompt.
-	sandboxLine string
-	// sandbox confines run_shell; the session answers its questions.
-	sandbox *sandbox.Sandbox
+	c        core.Options
 }
 
 // frontEnd is what a front-end gives the session: who answers approval
@@ -77,55 +59,35 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	provider, err := a.newProvider(prov)
-	if err != nil {
+	if p.c.Provider, err = a.newProvider(prov); err != nil {
 		return nil, usageErr(err)
 	}
 	if err := a.buildTools(p); err != nil {
 		return nil, err
 	}
-	resume, err := a.resumePath(p)
-	if err != nil {
+	if p.c.ResumePath, err = a.resumePath(p); err != nil {
 		return nil, err
 	}
 	fe := front(p.settings)
-	return core.New(core.Options{
-		Root: p.root, HewHome: p.home, HomeDir: p.homeDir,
-		Provider: provider, ProviderName: prov.Name, Model: prov.Model,
-		NewProvider: func(model string) (llm.Provider, error) {
-			c := prov
-			c.Model = model
-			return a.newProvider(c)
-		},
-		Mode: p.mode, Permissions: p.perms, Hooks: p.hooks,
-		Registry: p.registry, Env: p.env, MCP: p.mcp, Skills: p.skills, Roles: p.roles,
-		Approver: fe.ask, Emit: fe.emit, DecidePlan: fe.plan,
-		Hint:               "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json",
-		MaxTurns:           o.maxTurns,
-		MaxBudgetTokens:    o.maxBudgetTokens,
-		MaxCostUSD:         o.maxCostUSD,
-		ContextWindow:      p.settings.ContextWindow,
-		CompactThreshold:   p.settings.CompactThreshold,
-		AutoCompact:        p.settings.AutoCompact,
-		AppendSystemPrompt: o.appendSystemPrompt,
-		SystemPrompt:       o.systemPrompt,
-		Shell:              a.getenv("SHELL"),
-		GOOS:               runtime.GOOS,
-		Goal:               o.goal,
-		GoalBudget: core.GoalBudget{MaxRounds: p.settings.Autonomy.GoalMaxRounds, MaxTokens: p.settings.Autonomy.GoalMaxTokens,
-			MaxCostUSD: p.settings.Autonomy.GoalMaxCostUSD, MaxWall: p.settings.Autonomy.GoalMaxWall},
-		LoopBudget:  core.LoopBudget{MaxIterations: p.settings.Autonomy.LoopMaxIterations, MaxCostUSD: p.settings.Autonomy.LoopMaxCostUSD},
-		ResumePath:  resume,
-		Version:     Version,
-		Sandbox:     p.sandboxLine,
-		Trust:       p.settings.Trust.Summary(),
-		Confinement: p.sandbox,
-		Notices:     p.notices,
-		Checkpoints: a.checkpointStore(p.root, p.settings),
-
-		MemoryFailureCapture: p.settings.MemoryFailureCapture,
-		MemorySemanticRecall: p.settings.MemorySemanticRecall,
-	})
+	c := &p.c
+	c.ProviderName, c.Model = prov.Name, prov.Model
+	c.NewProvider = func(model string) (llm.Provider, error) {
+		c := prov
+		c.Model = model
+		return a.newProvider(c)
+	}
+	c.Approver, c.Emit, c.DecidePlan = fe.ask, fe.emit, fe.plan
+	c.Hint = "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json"
+	c.MaxTurns, c.MaxBudgetTokens, c.MaxCostUSD = o.maxTurns, o.maxBudgetTokens, o.maxCostUSD
+	c.AppendSystemPrompt = o.appendSystemPrompt
+	c.SystemPrompt = o.systemPrompt
+	c.Goal = o.goal
+	c.Shell = a.getenv("SHELL")
+	c.GOOS = runtime.GOOS
+	c.Version = Version
+	c.Checkpoints = a.checkpointStore(c.Root, p.settings)
+	c.ApplySettings(p.settings)
+	return core.New(p.c)
 }
 
 // loadSettings starts the parts: where the run is, its settings and mode.
@@ -134,19 +96,19 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parts{o: o, root: root, home: a.hewHome(), homeDir: a.homeDir()}
-	p.stateDir = session.ProjectDir(p.home, root)
+	p := &parts{o: o, c: core.Options{Root: root, HewHome: a.hewHome(), HomeDir: a.homeDir()}}
+	p.stateDir = session.ProjectDir(p.c.HewHome, root)
 	p.settings, err = a.loadTrusted(root, o.trustProject, !o.print && term.ClassifyStdin(a.stdin) == term.StdinTerminal)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	p.notices = append(p.notices, p.settings.Warnings...)
+	p.c.Notices = append(p.c.Notices, p.settings.Warnings...)
 	if err := p.settings.MCPJSONError; err != nil {
-		p.notices = append(p.notices, err.Error())
+		p.c.Notices = append(p.c.Notices, err.Error())
 	}
-	p.mode, _ = o.modes.Pick()
-	if p.mode == "" {
-		if p.mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {
+	p.c.Mode, _ = o.modes.Pick()
+	if p.c.Mode == "" {
+		if p.c.Mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {
 			return nil, usagef("permissions.defaultMode in settings: %v", err)
 		}
 	}
@@ -154,36 +116,52 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 }
 
 // buildTools makes the tool side: environment, permissions, hooks, shell
-// runner, built-in tools, skills and the (unstarted) MCP servers.
+// runner (sandboxed when possible), built-in tools, skills, sub-agent roles
+// and the (unstarted) MCP servers.
 func (a *cli) buildTools(p *parts) error {
-	p.env = &tools.Env{
-		Root:     p.root,
-		HomeDir:  p.homeDir,
-		StateDir: p.stateDir,
-		Env:      pick.WithoutCredentials(a.environ),
-		Reads:    tools.NewReadTracker(),
+	c := &p.c
+	eng, sb, err := a.brakes(c.Root, p.settings, p.o.allowedTools, p.o.disallowedTools, p.o.addDirs, p.o.noSandbox)
+	if err != nil {
+		return usageErr(err)
 	}
-	if err := a.wireBrakes(p); err != nil {
-		return err
+	c.Permissions = eng
+	c.Confinement, c.Sandbox = sb, sb.Describe()
+	c.Env = &tools.Env{
+		Root:           c.Root,
+		HomeDir:        c.HomeDir,
+		StateDir:       p.stateDir,
+		Env:            pick.WithoutCredentials(a.environ),
+		Reads:          tools.NewReadTracker(),
+		AdditionalDirs: eng.AdditionalDirs(),
+		AllowOutside:   eng.AllowsOutside,
+		DeniedRead:     eng.DeniesRead,
 	}
-	p.registry = tools.NewRegistry()
-	tools.RegisterBuiltins(p.registry)
-	cat := skills.Scan(skills.Roots{Project: p.root, Home: p.homeDir, HewHome: p.home})
-	p.skills = cat.Skills
+	c.Hooks = hooks.New(p.settings.Hooks, c.Root, a.environ)
+	var reaped string
+	if c.Env.Shell, reaped = sb.ProjectShell(p.stateDir); reaped != "" {
+		c.Notices = append(c.Notices, reaped)
+	}
+	if w := sb.StartupWarning(); w != "" {
+		c.Notices = append(c.Notices, w)
+	}
+	c.Registry = tools.NewRegistry()
+	tools.RegisterBuiltins(c.Registry)
+	cat := skills.Scan(skills.Roots{Project: c.Root, Home: c.HomeDir, HewHome: c.HewHome})
+	c.Skills = cat.Skills
 	for _, pr := range cat.Problems {
-		p.notices = append(p.notices, pr.String()) // reported once, before the first turn
+		c.Notices = append(c.Notices, pr.String()) // reported once, before the first turn
 	}
-	if len(p.skills) > 0 {
+	if len(c.Skills) > 0 {
 		// Without a session (hew mcp serve) fork skills are refused; the
 		// session registers its own skill tool that runs them.
-		p.registry.Register(skilltool.New(p.skills, nil))
+		c.Registry.Register(skilltool.New(c.Skills, nil))
 	}
 	var roleProblems []string
-	p.roles, roleProblems = subagent.LoadRoles(filepath.Join(p.home, "agents"), filepath.Join(p.root, ".hew", "agents"))
-	p.notices = append(p.notices, roleProblems...)
-	p.mcp = mcp.NewManager(mcp.LoadConfig(mcp.ConfigOptions{
-		Root:      p.root,
-		Settings:  mcp.FromSettings(p.settings.MCPServers, p.home),
+	c.Roles, roleProblems = subagent.LoadRoles(filepath.Join(c.HewHome, "agents"), filepath.Join(c.Root, ".hew", "agents"))
+	c.Notices = append(c.Notices, roleProblems...)
+	c.MCP = mcp.NewManager(mcp.LoadConfig(mcp.ConfigOptions{
+		Root:      c.Root,
+		Settings:  mcp.FromSettings(p.settings.MCPServers, c.HewHome),
 		NoMCPJSON: true, // config read it, subject to the project's trust
 		Files:     p.o.mcpConfig,
 		LookupEnv: a.lookup,
@@ -193,7 +171,7 @@ func (a *cli) buildTools(p *parts) error {
 
 // resumePath is the session file -c/--resume names ("" for a new session).
 func (a *cli) resumePath(p *parts) (string, error) {
-	dir := session.Dir(p.home, p.root)
+	dir := session.Dir(p.c.HewHome, p.c.Root)
 	switch {
 	case p.o.cont:
 		path, err := session.Latest(dir)
@@ -201,14 +179,14 @@ func (a *cli) resumePath(p *parts) (string, error) {
 			return "", err
 		}
 		if path == "" {
-			return "", usagef("no session to continue in %s (sessions are kept per working directory)", p.root)
+			return "", usagef("no session to continue in %s (sessions are kept per working directory)", p.c.Root)
 		}
 		return path, nil
 	case p.o.resumeSet && p.o.resume != resumePick:
-		path, err := session.Find(p.home, p.o.resume)
+		path, err := session.Find(p.c.HewHome, p.o.resume)
 		return path, usageErr(err)
 	case p.o.resumeSet:
-		return a.pickSession(dir, p.root)
+		return a.pickSession(dir, p.c.Root)
 	}
 	return "", nil
 }

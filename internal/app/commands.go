@@ -101,11 +101,8 @@ func (a *cli) permissionsCmd(args []string) int {
 			if err != nil {
 				return nil, err
 			}
-			b, err := buildBrakes(brakeInputs{
-				root: root, homeDir: a.homeDir(), hewHome: a.hewHome(), stateDir: session.ProjectDir(a.hewHome(), root),
-				settings: settings, allowed: allowed, disallowed: disallowed, getenv: a.getenv,
-			})
-			return b.eng, err
+			eng, _, err := a.brakes(root, settings, allowed, disallowed, nil, false)
+			return eng, err
 		},
 	}, args)
 }

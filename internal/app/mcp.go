@@ -46,17 +46,14 @@ func (a *cli) mcpCmd(args []string) int {
 		if err := a.buildTools(rt); err != nil {
 			return a.fail(err)
 		}
-		defer rt.mcp.Close()
+		c := rt.c
+		defer c.MCP.Close()
 		// No one can be asked over MCP: what would ask is denied.
 		cmdOpts.Executor = agent.NewExecutor(agent.Config{
-			Tools:       rt.registry,
-			Env:         rt.env,
-			Permissions: rt.perms,
-			Mode:        rt.mode,
-			Approver:    agent.Headless{Hint: serveHint},
-			Hooks:       rt.hooks,
+			Tools: c.Registry, Env: c.Env, Permissions: c.Permissions, Mode: c.Mode,
+			Approver: agent.Headless{Hint: serveHint}, Hooks: c.Hooks,
 		})
-		cmdOpts.Registry = rt.registry
+		cmdOpts.Registry = c.Registry
 	}
 	return mcpcmd.Run(cmdOpts, args)
 }
