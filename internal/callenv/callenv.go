@@ -114,13 +114,12 @@ type NetReceipt struct {
 	Command string `json:"command,omitempty"`
 }
 
-// readingTools may also read the session's persisted tool results.
-var readingTools = map[string]bool{"read_file": true, "list_files": true, "grep_search": true}
-
-// PathScope describes which paths tool may touch in env. fsutil.Resolve and
-// the built-in tools both use it, so they agree on containment.
-func PathScope(env *Env, tool string) Scope {
-	s := Scope{ReadOnly: readingTools[tool]}
+// PathScope describes which paths a tool may touch in env; reading is the
+// tool's own word that it only reads (tools.Tool.ReadOnly), which lets it
+// also read what hew saved for the model. fsutil.Resolve and the built-in
+// tools both use it, so they agree on containment.
+func PathScope(env *Env, reading bool) Scope {
+	s := Scope{ReadOnly: reading}
 	if env == nil {
 		return s
 	}

@@ -9,14 +9,14 @@ import (
 
 func TestPathScope(t *testing.T) {
 	env := &Env{Root: "/proj", HomeDir: "/home/u", AdditionalDirs: []string{"/extra"}, StateDir: "/state"}
-	read := PathScope(env, "read_file")
+	read := PathScope(env, true)
 	if !read.ReadOnly || read.Root != "/proj" || len(read.ReadOnlyDirs) != 2 || read.ReadOnlyDirs[0] != filepath.Join("/state", "tool-results") {
-		t.Errorf("read_file scope %+v", read)
+		t.Errorf("reading scope %+v", read)
 	}
-	if w := PathScope(env, "write_file"); w.ReadOnly {
-		t.Errorf("write_file may only read? %+v", w)
+	if w := PathScope(env, false); w.ReadOnly {
+		t.Errorf("a writing scope may only read? %+v", w)
 	}
-	if s := PathScope(nil, "read_file"); s.Root != "" || !s.ReadOnly {
+	if s := PathScope(nil, true); s.Root != "" || !s.ReadOnly {
 		t.Errorf("nil env scope %+v", s)
 	}
 	var none *Env

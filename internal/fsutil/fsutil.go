@@ -9,11 +9,12 @@ import "github.com/hew-dev/hew/internal/callenv"
 
 // Resolve turns a model-supplied path into an absolute, symlink-free path
 // and refuses it (naming the project root) when it lies outside env.Root,
-// env.AdditionalDirs and, for reading tools, the session's tool-results
-// directory, unless env.AllowOutside accepts it. Tools call it as the last
-// line of defence; the permission engine decides separately.
-func Resolve(env *callenv.Env, tool, path string) (string, error) {
-	return ResolveIn(callenv.PathScope(env, tool), tool, path)
+// env.AdditionalDirs and, for a tool that only reads (reading), the
+// session's tool-results directory, unless env.AllowOutside accepts it.
+// Tools call it as the last line of defence; the permission engine decides
+// separately.
+func Resolve(env *callenv.Env, tool string, reading bool, path string) (string, error) {
+	return ResolveIn(callenv.PathScope(env, reading), tool, path)
 }
 
 // Abs resolves path like Resolve (root-relative, "~/", "..", symlinks, real

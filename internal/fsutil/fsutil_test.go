@@ -70,7 +70,7 @@ func TestResolve(t *testing.T) {
 			if tc.symlink && !symlinks {
 				t.Skip("symlinks need privileges on windows")
 			}
-			got, err := Resolve(env, tc.tool, tc.path)
+			got, err := Resolve(env, tc.tool, tc.tool != "write_file", tc.path)
 			if tc.want == "" {
 				var oe *OutsideError
 				if !errors.As(err, &oe) {
@@ -87,10 +87,10 @@ func TestResolve(t *testing.T) {
 		})
 	}
 	env.HomeDir = root
-	if got, err := Resolve(env, "read_file", "~/src/a.go"); err != nil || got != filepath.Join(root, "src", "a.go") {
+	if got, err := Resolve(env, "read_file", true, "~/src/a.go"); err != nil || got != filepath.Join(root, "src", "a.go") {
 		t.Errorf("~ inside root: %q %v", got, err)
 	}
-	if _, err := Resolve(env, "read_file", " "); err == nil {
+	if _, err := Resolve(env, "read_file", true, " "); err == nil {
 		t.Error("empty path accepted")
 	}
 }

@@ -40,7 +40,7 @@ type editFileInput struct {
 func (EditFile) ReadOnly(json.RawMessage) bool { return false }
 
 // Check refuses no-op edits, empty paths and paths outside the root.
-func (EditFile) Check(env *Env, input json.RawMessage) error {
+func (t EditFile) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[editFileInput](input)
 	if err != nil {
 		return err
@@ -51,12 +51,12 @@ func (EditFile) Check(env *Env, input json.RawMessage) error {
 	if in.OldString == in.NewString {
 		return errors.New("edit_file: old_string and new_string are identical, so the edit would change nothing; put the new text in new_string")
 	}
-	_, err = resolvePath(env, "edit_file", in.FilePath)
+	_, err = resolvePath(env, t, in.FilePath)
 	return err
 }
 
 // Run applies the edit after the read-before-edit guard and returns a diff.
-func (EditFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+func (t EditFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
 	in, err := decode[editFileInput](input)
 	if err != nil {
 		return Result{}, err
@@ -64,7 +64,7 @@ func (EditFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Resul
 	if in.OldString == in.NewString {
 		return Result{}, errors.New("edit_file: old_string and new_string are identical; nothing to change")
 	}
-	abs, err := resolvePath(env, "edit_file", in.FilePath)
+	abs, err := resolvePath(env, t, in.FilePath)
 	if err != nil {
 		return Result{}, err
 	}

@@ -70,7 +70,7 @@ func (GrepSearch) ReadOnly(json.RawMessage) bool { return true }
 func (GrepSearch) Explores() bool { return true }
 
 // Check compiles the pattern and keeps the path inside the root.
-func (GrepSearch) Check(env *Env, input json.RawMessage) error {
+func (t GrepSearch) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[grepInput](input)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (GrepSearch) Check(env *Env, input json.RawMessage) error {
 			return fmt.Errorf("grep_search: unknown type %q; use glob instead (e.g. glob=\"*.ext\")", in.Type)
 		}
 	}
-	_, err = resolvePath(env, "grep_search", orDot(in.Path))
+	_, err = resolvePath(env, t, orDot(in.Path))
 	return err
 }
 
@@ -130,12 +130,12 @@ type grepFile struct {
 }
 
 // Run searches and formats the results.
-func (GrepSearch) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+func (t GrepSearch) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
 	in, err := decode[grepInput](input)
 	if err != nil {
 		return Result{}, err
 	}
-	base, err := resolvePath(env, "grep_search", orDot(in.Path))
+	base, err := resolvePath(env, t, orDot(in.Path))
 	if err != nil {
 		return Result{}, err
 	}

@@ -40,18 +40,18 @@ func (ListFiles) ReadOnly(json.RawMessage) bool { return true }
 func (ListFiles) Explores() bool { return true }
 
 // Check validates the pattern and keeps the directory inside the root.
-func (ListFiles) Check(env *Env, input json.RawMessage) error {
+func (t ListFiles) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[listFilesInput](input)
 	if err != nil {
 		return err
 	}
-	_, _, err = listTarget(env, in)
+	_, _, err = t.target(env, in)
 	return err
 }
 
-// listTarget splits an absolute or directory-prefixed pattern into the
+// target splits an absolute or directory-prefixed pattern into the
 // directory to walk and the remaining pattern, and resolves the directory.
-func listTarget(env *Env, in listFilesInput) (dir, pattern string, err error) {
+func (t ListFiles) target(env *Env, in listFilesInput) (dir, pattern string, err error) {
 	pattern = strings.TrimPrefix(in.Pattern, "./")
 	base := in.Path
 	if pattern != "" {
@@ -71,17 +71,17 @@ func listTarget(env *Env, in listFilesInput) (dir, pattern string, err error) {
 	if base == "" {
 		base = "."
 	}
-	dir, err = resolvePath(env, "list_files", base)
+	dir, err = resolvePath(env, t, base)
 	return dir, pattern, err
 }
 
 // Run walks the directory and lists matches newest first.
-func (ListFiles) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+func (t ListFiles) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
 	in, err := decode[listFilesInput](input)
 	if err != nil {
 		return Result{}, err
 	}
-	dir, pattern, err := listTarget(env, in)
+	dir, pattern, err := t.target(env, in)
 	if err != nil {
 		return Result{}, err
 	}

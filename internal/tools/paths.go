@@ -6,9 +6,11 @@ import (
 )
 
 // resolvePath is the containment-checked path resolution every file tool
-// uses (the same scope as fsutil.Resolve).
-func resolvePath(env *Env, tool, path string) (string, error) {
-	return fsutil.ResolveIn(callenv.PathScope(env, tool), tool, path)
+// uses (the same scope as fsutil.Resolve). A tool that declares itself
+// read-only may also read what hew saved for the model (tool results,
+// memory).
+func resolvePath(env *Env, t Tool, path string) (string, error) {
+	return fsutil.ResolveIn(callenv.PathScope(env, t.ReadOnly(nil)), t.Name(), path)
 }
 
 func realRoot(root string) (string, error) { return fsutil.RealPath(root) }

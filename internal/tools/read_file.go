@@ -58,7 +58,7 @@ func (ReadFile) ReadOnly(json.RawMessage) bool { return true }
 func (ReadFile) Explores() bool { return true }
 
 // Check refuses an empty path or one outside the allowed directories.
-func (ReadFile) Check(env *Env, input json.RawMessage) error {
+func (t ReadFile) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[readFileInput](input)
 	if err != nil {
 		return err
@@ -66,17 +66,17 @@ func (ReadFile) Check(env *Env, input json.RawMessage) error {
 	if strings.TrimSpace(in.FilePath) == "" {
 		return errors.New("read_file: file_path is empty; give the path of the file to read")
 	}
-	_, err = resolvePath(env, "read_file", in.FilePath)
+	_, err = resolvePath(env, t, in.FilePath)
 	return err
 }
 
 // Run reads the requested lines and records a read receipt.
-func (ReadFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+func (t ReadFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
 	in, err := decode[readFileInput](input)
 	if err != nil {
 		return Result{}, err
 	}
-	abs, err := resolvePath(env, "read_file", in.FilePath)
+	abs, err := resolvePath(env, t, in.FilePath)
 	if err != nil {
 		return Result{}, err
 	}

@@ -37,7 +37,7 @@ type writeFileInput struct {
 func (WriteFile) ReadOnly(json.RawMessage) bool { return false }
 
 // Check refuses an empty path or one outside the allowed directories.
-func (WriteFile) Check(env *Env, input json.RawMessage) error {
+func (t WriteFile) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[writeFileInput](input)
 	if err != nil {
 		return err
@@ -45,17 +45,17 @@ func (WriteFile) Check(env *Env, input json.RawMessage) error {
 	if strings.TrimSpace(in.FilePath) == "" {
 		return errors.New("write_file: file_path is empty; give the path of the file to write")
 	}
-	_, err = resolvePath(env, "write_file", in.FilePath)
+	_, err = resolvePath(env, t, in.FilePath)
 	return err
 }
 
 // Run writes the file atomically after the read-before-write guard.
-func (WriteFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+func (t WriteFile) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
 	in, err := decode[writeFileInput](input)
 	if err != nil {
 		return Result{}, err
 	}
-	abs, err := resolvePath(env, "write_file", in.FilePath)
+	abs, err := resolvePath(env, t, in.FilePath)
 	if err != nil {
 		return Result{}, err
 	}
