@@ -154,7 +154,7 @@ func (a *cli) buildTools(p *parts) error {
 	if len(c.Skills) > 0 {
 		// Without a session (hew mcp serve) fork skills are refused; the
 		// session registers its own skill tool that runs them.
-		c.Registry.Register(skilltool.New(c.Skills, nil))
+		c.Registry.Register(skilltool.New(c.Skills, nil, c.Registry))
 	}
 	var roleProblems []string
 	c.Roles, roleProblems = subagent.LoadRoles(filepath.Join(c.HewHome, "agents"), filepath.Join(c.Root, ".hew", "agents"))

@@ -282,7 +282,7 @@ func (s *Session) registerTools() {
 	})
 	reg.Register(agenttool.New(s.subagent))
 	if len(s.o.Skills) > 0 {
-		reg.Register(skilltool.New(s.o.Skills, s.forkSkill)) // runs context: fork skills
+		reg.Register(skilltool.New(s.o.Skills, s.forkSkill, reg)) // runs context: fork skills
 	}
 	s.plans = plantool.NewTools(plantool.Options{
 		Mode:        s.Mode,

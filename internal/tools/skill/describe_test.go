@@ -8,7 +8,7 @@ import (
 )
 
 func TestSummary(t *testing.T) {
-	got := tools.Summarize(New(nil, nil), "skill", json.RawMessage(`{"name":"review","arguments":"pr 12"}`))
+	got := tools.Summarize(New(nil, nil, nil), "skill", json.RawMessage(`{"name":"review","arguments":"pr 12"}`))
 	if got != "skill(review pr 12)" {
 		t.Errorf("summary %q", got)
 	}

@@ -34,12 +34,15 @@ type Tool struct {
 	tools.Spec
 	skills []skills.Skill
 	fork   ForkFunc
+	reg    *tools.Registry
 }
 
 // New makes the skill tool over the discovered skills. fork runs
 // context: fork skills; nil refuses them with an error the model can read.
-func New(list []skills.Skill, fork ForkFunc) *Tool {
-	return &Tool{Spec: spec, skills: list, fork: fork}
+// reg is the registry the tool joins, whose tools say whether a fork
+// skill's allowed tools are read-only.
+func New(list []skills.Skill, fork ForkFunc, reg *tools.Registry) *Tool {
+	return &Tool{Spec: spec, skills: list, fork: fork, reg: reg}
 }
 
 type toolInput struct {
@@ -48,7 +51,9 @@ type toolInput struct {
 }
 
 // ReadOnly implements tools.Tool: loading instructions changes nothing; a
-// fork skill is read-only only if its tools are.
+// fork skill is read-only only if every tool its allowed-tools names is,
+// by that tool's own account (its ReadOnly for any input), in the registry
+// the skill tool was given. Without one, fork skills are not read-only.
 func (t *Tool) ReadOnly(raw json.RawMessage) bool {
 	var in toolInput
 	if json.Unmarshal(raw, &in) != nil {
@@ -58,13 +63,12 @@ func (t *Tool) ReadOnly(raw json.RawMessage) bool {
 	if !ok || !s.Fork() {
 		return true
 	}
-	if s.AllowedTools == nil {
+	if s.AllowedTools == nil || t.reg == nil {
 		return false
 	}
 	for _, r := range s.AllowedTools {
-		switch strings.SplitN(r, "(", 2)[0] {
-		case "read_file", "list_files", "grep_search", "tool_search":
-		default:
+		tl, ok := t.reg.Get(strings.SplitN(r, "(", 2)[0])
+		if !ok || !tl.ReadOnly(nil) {
 			return false
 		}
 	}

@@ -35,7 +35,7 @@ func TestSkillsAreSearchable(t *testing.T) {
 	// The skills past the cap are found through tool_search.
 	reg := tools.NewRegistry()
 	reg.Register(tools.NewToolSearch(reg))
-	reg.Register(New(list, nil))
+	reg.Register(New(list, nil, reg))
 	ts, _ := reg.Get("tool_search")
 	res, err := ts.Run(context.Background(), nil, json.RawMessage(`{"query":"s044"}`))
 	if err != nil || !strings.Contains(res.Content, "skill s044: does s044") || !strings.Contains(res.Content, `skill {"name": "s044"}`) {
@@ -53,10 +53,12 @@ func TestSkillTool(t *testing.T) {
 	put(t, filepath.Join(r.Project, ".hew/skills/manual/SKILL.md"), "---\ndisable-model-invocation: true\n---\nm")
 	list := skills.Discover(r)
 	var forked []string
+	reg := tools.NewRegistry()
+	tools.RegisterBuiltins(reg)
 	tool := New(list, func(_ context.Context, _ *tools.Env, s skills.Skill, prompt string) (tools.Result, error) {
 		forked = append(forked, s.Name+":"+prompt)
 		return tools.Result{Content: "the answer"}, nil
-	})
+	}, reg)
 	res, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"deploy","arguments":"v2"}`))
 	if err != nil || !strings.Contains(res.Content, "Deploy v2 from "+filepath.Join(r.Project, ".hew/skills/deploy")) || !strings.Contains(res.Content, "Follow these instructions") {
 		t.Fatalf("inline: %v %q", err, res.Content)
@@ -74,7 +76,49 @@ func TestSkillTool(t *testing.T) {
 	if _, err := tool.Run(context.Background(), nil, json.RawMessage(`{"name":"manual"}`)); err == nil || !strings.Contains(err.Error(), "for the user") {
 		t.Fatalf("manual skill: %v", err)
 	}
-	if _, err := New(list, nil).Run(context.Background(), nil, json.RawMessage(`{"name":"forky"}`)); err == nil {
+	if _, err := New(list, nil, nil).Run(context.Background(), nil, json.RawMessage(`{"name":"forky"}`)); err == nil {
 		t.Fatal("fork without sub-agents should fail")
+	}
+}
+
+// probe is a tool hew has never heard of that says it is read-only.
+type probe struct{ ro bool }
+
+func (probe) Name() string                    { return "probe" }
+func (probe) Description() string             { return "probes" }
+func (probe) Schema() json.RawMessage         { return json.RawMessage(`{"type":"object"}`) }
+func (p probe) ReadOnly(json.RawMessage) bool { return p.ro }
+func (probe) Run(context.Context, *tools.Env, json.RawMessage) (tools.Result, error) {
+	return tools.Result{}, nil
+}
+
+// Whether a fork skill is read-only follows what its allowed tools say of
+// themselves: no list of tool names decides it, so a new read-only tool
+// counts as soon as it is registered, and an unknown one never does.
+func TestForkSkillReadOnlyByItsTools(t *testing.T) {
+	fork := func(name string, allowed ...string) skills.Skill {
+		return skills.Skill{Name: name, Context: "fork", AllowedTools: allowed, ModelInvocable: true, Body: "x"}
+	}
+	list := []skills.Skill{
+		fork("reads", "read_file", "grep_search(src/**)", "tool_search"),
+		fork("shell", "read_file", "run_shell(git log:*)"),
+		fork("probes", "probe"),
+		fork("unknown", "no_such_tool"),
+		fork("everything"),
+	}
+	for _, ro := range []bool{true, false} {
+		reg := tools.NewRegistry()
+		tools.RegisterBuiltins(reg)
+		reg.Register(probe{ro: ro})
+		tool := New(list, nil, reg)
+		want := map[string]bool{"reads": true, "shell": false, "probes": ro, "unknown": false, "everything": false}
+		for name, w := range want {
+			if got := tool.ReadOnly(json.RawMessage(`{"name":"` + name + `"}`)); got != w {
+				t.Errorf("probe read-only %v: skill %s ReadOnly = %v, want %v", ro, name, got, w)
+			}
+		}
+	}
+	if New(list, nil, nil).ReadOnly(json.RawMessage(`{"name":"reads"}`)) {
+		t.Error("without a registry a fork skill counted as read-only")
 	}
 }
