@@ -63,6 +63,10 @@ type Options struct {
 	AfterCompact func(ctx context.Context)
 	// Todos returns the current todo list as text, put back after compaction.
 	Todos func() string
+	// Tools finds the tool of a call in the history, whose declarations say
+	// which results may be cleared (tools.Refetchable) and which files a
+	// call touched (tools.FileToucher); nil means hew's built-in tools.
+	Tools func(name string) (tools.Tool, bool)
 	// Env is the tool environment; the health probe checks that its working
 	// directory and session id survive a compaction. Root also resolves
 	// relative paths when deciding which reads supersede others.
@@ -160,6 +164,22 @@ func New(o Options) *Manager {
 		o.Now = time.Now
 	}
 	return &Manager{opts: o, seed: maphash.MakeSeed(), ratio: 1}
+}
+
+// builtins is the registry of hew's built-in tools, for a Manager given no
+// Tools; it is built on first use.
+var builtins = sync.OnceValue(func() *tools.Registry {
+	r := tools.NewRegistry()
+	tools.RegisterBuiltins(r)
+	return r
+})
+
+// tool finds the tool named name (Options.Tools).
+func (m *Manager) tool(name string) (tools.Tool, bool) {
+	if m.opts.Tools != nil {
+		return m.opts.Tools(name)
+	}
+	return builtins().Get(name)
 }
 
 // Stats returns the session's accounting so far.

@@ -58,7 +58,7 @@ func (m *Manager) fold(ctx context.Context, req *llm.Request, h []llm.Message, l
 		}
 	}
 	if local {
-		c.summary = localSummary(old)
+		c.summary = localSummary(old, m.tool)
 	}
 	after := assemble(c, kept)
 	if err := m.probe(req, h, after); err != nil {

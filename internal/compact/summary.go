@@ -2,13 +2,13 @@ package compact
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/tools"
 )
 
 // Tags of the blocks a compaction puts at the head of the history. They are
@@ -203,8 +203,9 @@ func previousSummary(h []llm.Message) string {
 }
 
 // localSummary is the summary of a compaction made without a model: the
-// earlier summary plus the files the folded part touched, from the calls.
-func localSummary(old []llm.Message) string {
+// earlier summary plus the files the folded part touched, as the calls'
+// tools tell (tools.FileToucher).
+func localSummary(old []llm.Message, tool func(string) (tools.Tool, bool)) string {
 	var sb strings.Builder
 	sb.WriteString("(Summary made locally, without the model: the older part of the conversation was trimmed to fit the context window.)\n")
 	if prev := previousSummary(old); prev != "" {
@@ -215,17 +216,20 @@ func localSummary(old []llm.Message) string {
 	changed, read := map[string]bool{}, map[string]bool{}
 	for _, m := range old {
 		for _, b := range m.ToolUses() {
-			var in struct {
-				FilePath string `json:"file_path"`
-			}
-			if json.Unmarshal(b.Input, &in) != nil || in.FilePath == "" {
+			t, ok := tool(b.Name)
+			if !ok {
 				continue
 			}
-			switch b.Name {
-			case "write_file", "edit_file":
-				changed[in.FilePath] = true
-			case "read_file":
-				read[in.FilePath] = true
+			f, ok := t.(tools.FileToucher)
+			if !ok {
+				continue
+			}
+			switch path, changes := f.Touches(b.Input); {
+			case path == "":
+			case changes:
+				changed[path] = true
+			default:
+				read[path] = true
 			}
 		}
 	}

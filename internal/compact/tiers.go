@@ -1,7 +1,6 @@
 package compact
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hew-dev/hew/internal/llm"
+	"github.com/hew-dev/hew/internal/tools"
 )
 
 // Markers that replace tool results. They start with text no tool produces
@@ -53,10 +53,6 @@ type call struct {
 	readPath, readRange string
 }
 
-// rereadable tools: their results can be fetched again, so dropping them
-// loses nothing that a call cannot restore.
-var rereadable = map[string]bool{"read_file": true, "grep_search": true, "list_files": true}
-
 // indexCalls maps tool_use ids to what the tiers need to know about them.
 // The map lives from one request to the next (ids are unique), so each
 // call's input is parsed once; it is rebuilt when compaction has left it
@@ -76,7 +72,7 @@ func (m *Manager) indexCalls(h []llm.Message) map[string]call {
 			}
 			n++
 			if c, ok := m.callCache[b.ID]; !ok || c.name != b.Name {
-				m.callCache[b.ID] = describeCall(b, m.rootPath())
+				m.callCache[b.ID] = describeCall(b, m.rootPath(), m.tool)
 			}
 		}
 	}
@@ -92,33 +88,24 @@ func (m *Manager) indexCalls(h []llm.Message) map[string]call {
 	return m.callCache
 }
 
-func describeCall(b llm.Block, root string) call {
+// describeCall asks the tool of a call what its result holds: a
+// tools.Refetchable tool's result can be fetched again, so dropping it
+// loses nothing that a call cannot restore.
+func describeCall(b llm.Block, root string, tool func(string) (tools.Tool, bool)) call {
 	c := call{name: b.Name}
-	if !rereadable[b.Name] {
+	t, ok := tool(b.Name)
+	if !ok {
 		return c
 	}
-	var in struct {
-		FilePath string          `json:"file_path"`
-		Path     string          `json:"path"`
-		Pattern  string          `json:"pattern"`
-		Offset   json.RawMessage `json:"offset"`
-		Limit    json.RawMessage `json:"limit"`
+	r, ok := t.(tools.Refetchable)
+	if !ok {
+		return c
 	}
-	_ = json.Unmarshal(b.Input, &in) // a malformed input just names less
-	switch b.Name {
-	case "read_file":
-		if in.FilePath == "" {
-			return c
-		}
-		c.what = in.FilePath
-		c.readPath = normPath(in.FilePath, root)
-		if len(in.Offset) > 0 || len(in.Limit) > 0 {
-			c.readRange = string(in.Offset) + ":" + string(in.Limit)
-		}
-	case "grep_search":
-		c.what = "grep_search " + strings.TrimSpace(in.Pattern+" "+in.Path)
-	case "list_files":
-		c.what = "list_files " + strings.TrimSpace(in.Pattern+" "+in.Path)
+	f := r.Refetch(b.Input)
+	c.what = f.What
+	if f.File != "" {
+		c.readPath = normPath(f.File, root)
+		c.readRange = f.Range
 	}
 	return c
 }

@@ -1,11 +1,13 @@
 package compact_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hew-dev/hew/internal/agent/agenttest"
 	"github.com/hew-dev/hew/internal/compact"
 	"github.com/hew-dev/hew/internal/llm"
 	"github.com/hew-dev/hew/internal/tools"
@@ -326,5 +328,46 @@ func TestMidTurnLocalFold(t *testing.T) {
 	cs := ev.compacted()
 	if len(cs) == 0 || cs[len(cs)-1].Tier != 4 || !strings.Contains(cs[len(cs)-1].Reason, "trimmed locally") {
 		t.Fatalf("want a local tier-4 fold, got %+v", cs)
+	}
+}
+
+// probe is a tool hew has never heard of; refetch makes it declare that its
+// results can be fetched again.
+type probe struct {
+	agenttest.Tool
+	refetch bool
+}
+
+func (p *probe) Refetch(input json.RawMessage) tools.Refetch {
+	if !p.refetch {
+		return tools.Refetch{}
+	}
+	return tools.Refetch{What: "probe " + tools.Field(input, "target")}
+}
+
+// Which old results may be snipped is what their tools declare
+// (tools.Refetchable), through Options.Tools: a new tool that declares it
+// gets its results snipped with a note naming what to fetch again, with no
+// list of names to change; without the declaration its results are only
+// cut.
+func TestRefetchableToolsAreSnipped(t *testing.T) {
+	for _, refetch := range []bool{true, false} {
+		reg := tools.NewRegistry()
+		reg.Register(&probe{Tool: agenttest.Tool{ToolName: "probe"}, refetch: refetch})
+		b := &hb{}
+		b.user("task")
+		for i := range 10 {
+			b.call("probe", `{"target":"t`+string(rune('a'+i))+`"}`, string(rune('A'+i))+ascii(28799))
+		}
+		orig := results(b.h)
+		m := newManager(compact.Options{Window: 100000, Tools: reg.Get}, newClock(), nil)
+		got := results(m.BeforeRequest(baseRequest(b.h)))
+		snipped := strings.Contains(got[0], "probe ta")
+		if snipped != refetch || got[0] == orig[0] {
+			t.Errorf("refetchable %v: oldest result %.80q", refetch, got[0])
+		}
+		if got[9] != orig[9] {
+			t.Errorf("refetchable %v: newest result changed", refetch)
+		}
 	}
 }

@@ -215,6 +215,7 @@ func New(o Options) (*Session, error) {
 		BeforeCompact: s.preCompact,
 		AfterCompact:  func(ctx context.Context) { s.sessionStart(ctx, "compact") },
 		Todos:         s.todoText,
+		Tools:         o.Registry.Get,
 		Env:           o.Env,
 		Record:        s.rec.Record,
 	})

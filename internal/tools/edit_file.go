@@ -39,6 +39,9 @@ type editFileInput struct {
 // ReadOnly implements Tool.
 func (EditFile) ReadOnly(json.RawMessage) bool { return false }
 
+// Touches implements FileToucher: the file edited.
+func (EditFile) Touches(input json.RawMessage) (string, bool) { return Field(input, "file_path"), true }
+
 // Check refuses no-op edits, empty paths and paths outside the root.
 func (t EditFile) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[editFileInput](input)

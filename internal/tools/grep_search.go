@@ -69,6 +69,11 @@ func (GrepSearch) ReadOnly(json.RawMessage) bool { return true }
 // Explores implements Explorer.
 func (GrepSearch) Explores() bool { return true }
 
+// Refetch implements Refetchable: the same search.
+func (GrepSearch) Refetch(input json.RawMessage) Refetch {
+	return Refetch{What: "grep_search " + strings.TrimSpace(Field(input, "pattern")+" "+Field(input, "path"))}
+}
+
 // Check compiles the pattern and keeps the path inside the root.
 func (t GrepSearch) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[grepInput](input)

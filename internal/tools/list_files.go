@@ -39,6 +39,11 @@ func (ListFiles) ReadOnly(json.RawMessage) bool { return true }
 // Explores implements Explorer.
 func (ListFiles) Explores() bool { return true }
 
+// Refetch implements Refetchable: the same listing.
+func (ListFiles) Refetch(input json.RawMessage) Refetch {
+	return Refetch{What: "list_files " + strings.TrimSpace(Field(input, "pattern")+" "+Field(input, "path"))}
+}
+
 // Check validates the pattern and keeps the directory inside the root.
 func (t ListFiles) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[listFilesInput](input)

@@ -57,6 +57,28 @@ func (ReadFile) ReadOnly(json.RawMessage) bool { return true }
 // Explores implements Explorer.
 func (ReadFile) Explores() bool { return true }
 
+// Refetch implements Refetchable: the file, and the lines read when the
+// call gave a range.
+func (ReadFile) Refetch(input json.RawMessage) Refetch {
+	var in struct {
+		FilePath string          `json:"file_path"`
+		Offset   json.RawMessage `json:"offset"`
+		Limit    json.RawMessage `json:"limit"`
+	}
+	_ = json.Unmarshal(input, &in) // a malformed input just names less
+	if in.FilePath == "" {
+		return Refetch{}
+	}
+	r := Refetch{What: in.FilePath, File: in.FilePath}
+	if len(in.Offset) > 0 || len(in.Limit) > 0 {
+		r.Range = string(in.Offset) + ":" + string(in.Limit)
+	}
+	return r
+}
+
+// Touches implements FileToucher: the file read.
+func (ReadFile) Touches(input json.RawMessage) (string, bool) { return Field(input, "file_path"), false }
+
 // Check refuses an empty path or one outside the allowed directories.
 func (t ReadFile) Check(env *Env, input json.RawMessage) error {
 	in, err := decode[readFileInput](input)

@@ -1,5 +1,7 @@
 package tools
 
+import "encoding/json"
+
 // The optional interfaces in this file are properties a tool declares about
 // itself, so that other packages decide by property and never by a list of
 // tool names: a new tool that declares one gets the behaviour with no list
@@ -55,4 +57,31 @@ type SessionOnly interface{ SessionOnly() bool }
 func IsSessionOnly(t Tool) bool {
 	s, ok := t.(SessionOnly)
 	return ok && s.SessionOnly()
+}
+
+// Refetchable is implemented by tools whose result a later call can fetch
+// again cheaply (a file read, a search, a listing): compaction may clear an
+// old result of theirs and leave a note naming what to fetch again.
+type Refetchable interface {
+	Refetch(input json.RawMessage) Refetch
+}
+
+// Refetch names what one call of a Refetchable tool fetched.
+type Refetch struct {
+	// What names it in the note left in place of a cleared result (a path,
+	// or the tool with its pattern); empty means the call cannot be
+	// fetched again and its result stays.
+	What string
+	// File and Range, for a file read, let a later read of the same file
+	// supersede this one: File as the call gave it, Range empty for a
+	// whole-file read.
+	File, Range string
+}
+
+// FileToucher is implemented by tools whose call reads or changes one file,
+// so a summary of a conversation can list the files it read and changed.
+type FileToucher interface {
+	// Touches returns the file as the call names it ("" when none) and
+	// whether the call changes it.
+	Touches(input json.RawMessage) (path string, changes bool)
 }
