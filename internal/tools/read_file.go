@@ -77,7 +77,9 @@ func (ReadFile) Refetch(input json.RawMessage) Refetch {
 }
 
 // Touches implements FileToucher: the file read.
-func (ReadFile) Touches(input json.RawMessage) (string, bool) { return Field(input, "file_path"), false }
+func (ReadFile) Touches(input json.RawMessage) (string, bool) {
+	return Field(input, "file_path"), false
+}
 
 // Check refuses an empty path or one outside the allowed directories.
 func (t ReadFile) Check(env *Env, input json.RawMessage) error {

@@ -37,7 +37,9 @@ type writeFileInput struct {
 func (WriteFile) ReadOnly(json.RawMessage) bool { return false }
 
 // Touches implements FileToucher: the file written.
-func (WriteFile) Touches(input json.RawMessage) (string, bool) { return Field(input, "file_path"), true }
+func (WriteFile) Touches(input json.RawMessage) (string, bool) {
+	return Field(input, "file_path"), true
+}
 
 // Check refuses an empty path or one outside the allowed directories.
 func (t WriteFile) Check(env *Env, input json.RawMessage) error {
