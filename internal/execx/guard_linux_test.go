@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 			r.Guard = DefaultGuard()
 		}
 		r.Track = os.Getenv("HEW_TEST_TRACK")
+		psOnly = os.Getenv("HEW_TEST_PS_ONLY") == "1"
 		_, _ = r.Run(context.Background(), callenv.ShellRequest{Command: cmd, TimeoutMS: 60000})
 		os.Exit(0)
 	}
@@ -132,10 +133,30 @@ func TestGuardedRunKeepsExitCodeAndTimeout(t *testing.T) {
 func TestReapOrphansAfterKill9(t *testing.T) {
 	testenv.Tool(t, "bash")
 	testenv.Tool(t, "ps")
+	for _, ps := range []bool{false, true} {
+		name := "kernel"
+		if ps {
+			name = "ps" // as on macOS and BSD
+		}
+		t.Run(name, func(t *testing.T) {
+			psOnly = ps
+			defer func() { psOnly = false }()
+			reapAfterKill9(t, ps)
+		})
+	}
+}
+
+// reapAfterKill9 is TestReapOrphansAfterKill9 with start times read by ps
+// or from the kernel, in the killed fake hew and in the reaping one alike.
+func reapAfterKill9(t *testing.T, ps bool) {
 	track := filepath.Join(t.TempDir(), "procs")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	fake := exec.Command(os.Args[0], "-test.run=^$")
-	fake.Env = append(os.Environ(), "HEW_TEST_FAKE_HEW=sleep 300 & echo $! > "+pidFile+"; wait", "HEW_TEST_TRACK="+track)
+	only := "0"
+	if ps {
+		only = "1"
+	}
+	fake.Env = append(os.Environ(), "HEW_TEST_FAKE_HEW=sleep 300 & echo $! > "+pidFile+"; wait", "HEW_TEST_TRACK="+track, "HEW_TEST_PS_ONLY="+only)
 	if err := fake.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +230,22 @@ func TestGuardedCommandRecorded(t *testing.T) {
 	}
 	if HasOrphanRecords(track) {
 		t.Error("the record outlived the command")
+	}
+}
+
+// The ps reading macOS and BSD use identifies a process the same way every
+// time and tells a gone one ("") — run here where ps exists.
+func TestPSStartTime(t *testing.T) {
+	testenv.Tool(t, "ps")
+	a, b := psStartTime(os.Getpid()), psStartTime(os.Getpid())
+	if a == "" || a != b {
+		t.Fatalf("ps start time %q then %q", a, b)
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := psStartTime(cmd.Process.Pid); got != "" {
+		t.Errorf("a finished process has start time %q", got)
 	}
 }

@@ -30,9 +30,18 @@ func track(dir string, pid int) func() {
 // its start time from the kernel (Linux: /proc, no process spawned) or as
 // ps reports it, or "" when neither can tell.
 func startTime(pid int) string {
-	if t, ok := kernelStartTime(pid); ok {
+	if t, ok := kernelStartTime(pid); ok && !psOnly {
 		return t
 	}
+	return psStartTime(pid)
+}
+
+// psOnly makes startTime ask ps even where the kernel could tell, so the
+// tests on Linux run the reap exactly as macOS and BSD do.
+var psOnly = false
+
+// psStartTime is pid's start time as ps prints it (macOS, BSD), or "".
+func psStartTime(pid int) string {
 	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
 	if err != nil {
 		return ""
