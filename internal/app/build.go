@@ -1,10 +1,10 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
@@ -169,53 +169,20 @@ func (a *cli) buildTools(p *parts) error {
 	return nil
 }
 
-// resumePath is the session file -c/--resume names ("" for a new session).
+// resumePath is the session file -c/--resume names ("" for a new session);
+// a bare --resume asks for a choice only when stdin is a terminal.
 func (a *cli) resumePath(p *parts) (string, error) {
-	dir := session.Dir(p.c.HewHome, p.c.Root)
-	switch {
-	case p.o.cont:
-		path, err := session.Latest(dir)
-		if err != nil {
-			return "", err
-		}
-		if path == "" {
-			return "", usagef("no session to continue in %s (sessions are kept per working directory)", p.c.Root)
-		}
-		return path, nil
-	case p.o.resumeSet && p.o.resume != resumePick:
-		path, err := session.Find(p.c.HewHome, p.o.resume)
-		return path, usageErr(err)
-	case p.o.resumeSet:
-		return a.pickSession(dir, p.c.Root)
+	pick := p.o.resumeSet && p.o.resume == resumePick
+	r := session.Resume{Latest: p.o.cont, Pick: pick, ByID: p.o.resumeSet && !pick, ID: p.o.resume}
+	var choose func([]session.Info) (string, bool)
+	if r.Pick && term.ClassifyStdin(a.stdin) == term.StdinTerminal {
+		choose = func(list []session.Info) (string, bool) { return repl.PickSession(a.stdin, a.stderr, list, time.Now) }
 	}
-	return "", nil
-}
-
-// pickSession resolves a bare --resume: the only session of this directory,
-// or a numbered choice when stdin is a terminal.
-func (a *cli) pickSession(dir, root string) (string, error) {
-	list, err := session.List(dir)
-	if err != nil {
-		return "", err
+	path, err := r.Path(p.c.HewHome, p.c.Root, choose)
+	if errors.Is(err, session.ErrNoSession) {
+		return "", usageErr(err)
 	}
-	if len(list) == 0 {
-		return "", usagef("no sessions in %s", root)
-	}
-	if len(list) == 1 {
-		return list[0].Path, nil
-	}
-	if term.ClassifyStdin(a.stdin) != term.StdinTerminal {
-		var b strings.Builder
-		for _, s := range list {
-			fmt.Fprintf(&b, "\n  %s  %s  %s", s.ID, s.Modified.Local().Format("2006-01-02 15:04"), s.Title)
-		}
-		return "", usagef("--resume needs a session id here; sessions of this directory:%s", b.String())
-	}
-	path, ok := repl.PickSession(a.stdin, a.stderr, list, time.Now)
-	if !ok {
-		return "", usagef("no session picked")
-	}
-	return path, nil
+	return path, err
 }
 
 // closeSession releases the session, reporting a session file that could
