@@ -291,3 +291,12 @@ func cutLine(s string) string {
 func (GrepSearch) Summary(input json.RawMessage) string {
 	return joinNonEmpty(Field(input, "pattern"), inPath(Field(input, "path")), Field(input, "glob"))
 }
+
+// Subject implements Subjecter: the directory searched (what a question
+// about reading outside the project is about), else the pattern.
+func (GrepSearch) Subject(input json.RawMessage) string {
+	if p := Field(input, "path"); p != "" {
+		return p
+	}
+	return Field(input, "pattern")
+}

@@ -140,3 +140,11 @@ func (t ListFiles) Run(ctx context.Context, env *Env, input json.RawMessage) (Re
 func (ListFiles) Summary(input json.RawMessage) string {
 	return joinNonEmpty(Field(input, "pattern"), inPath(Field(input, "path")))
 }
+
+// Subject implements Subjecter: the directory listed, else the pattern.
+func (ListFiles) Subject(input json.RawMessage) string {
+	if p := Field(input, "path"); p != "" {
+		return p
+	}
+	return Field(input, "pattern")
+}

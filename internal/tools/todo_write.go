@@ -92,3 +92,6 @@ func (TodoWrite) Summary(input json.RawMessage) string {
 	}
 	return ""
 }
+
+// Subject implements Subjecter: the whole list.
+func (TodoWrite) Subject(input json.RawMessage) string { return string(input) }

@@ -192,3 +192,7 @@ func quoteAll(xs []string) []string {
 
 // Summary implements Summarizer: the query.
 func (*toolSearch) Summary(input json.RawMessage) string { return Field(input, "query") }
+
+// Subject implements Subjecter: the whole call (it never asks unless a
+// rule says so).
+func (*toolSearch) Subject(input json.RawMessage) string { return string(input) }

@@ -275,6 +275,60 @@ func TestChildToolSets(t *testing.T) {
 	}
 }
 
+// explorer and mainOnly are tools hew has never heard of that declare
+// tools.Explorer and tools.MainAgentOnly.
+type explorer struct{ agenttest.Tool }
+
+func (*explorer) Explores() bool { return true }
+
+type mainOnly struct{ agenttest.Tool }
+
+func (*mainOnly) MainAgentOnly() bool { return true }
+
+// Which tools a child gets follows what the tools declare, not their
+// names: a new explorer joins the read-only roles' tools, a new main-only
+// tool stays with the main agent, and a plain new tool goes to a general
+// agent only. In the explore child a call of a tool it was not given is
+// refused, naming the tools it has.
+func TestChildToolsFollowDeclaredProperties(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		want []string
+	}{
+		{subagent.TypeExplore, []string{"read_file", "list_files", "grep_search", "run_shell", "web_fetch", "tool_search", "probe"}},
+		{subagent.TypeGeneral, []string{"read_file", "write_file", "edit_file", "list_files", "grep_search", "run_shell", "web_fetch", "todo_write", "tool_search", "probe", "plain"}},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			prov := agenttest.NewProvider(
+				agenttest.Step{Calls: []llm.Block{{Type: llm.BlockToolUse, ID: "c1", Name: "plain", Input: json.RawMessage(`{}`)}}},
+				agenttest.Step{Text: "done"})
+			extra := []tools.Tool{
+				&explorer{agenttest.Tool{ToolName: "probe", RO: true}},
+				&mainOnly{agenttest.Tool{ToolName: "boss"}},
+				&agenttest.Tool{ToolName: "plain", RO: true},
+			}
+			pa := newParent(t, prov, project(t), permission.ModeBypass, extra...)
+			in, _ := json.Marshal(map[string]string{"description": "x", "prompt": "look around", "subagent_type": tc.typ})
+			if _, err := pa.tool.Run(context.Background(), pa.cfg.Env, in); err != nil {
+				t.Fatal(err)
+			}
+			reqs := prov.Requests()
+			var names []string
+			for _, s := range reqs[0].Tools {
+				names = append(names, s.Name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("child sees %v, want %v", names, tc.want)
+			}
+			res := toolResults(reqs[1].Messages)
+			refused := len(res) == 1 && res[0].IsError && strings.Contains(res[0].Content, "read_file, list_files, grep_search, run_shell, web_fetch, tool_search, probe")
+			if refused != (tc.typ == subagent.TypeExplore) {
+				t.Errorf("the call of plain: %+v", res)
+			}
+		})
+	}
+}
+
 func TestCheckAndReadOnly(t *testing.T) {
 	tl := newTool(subagent.Options{Base: func() agent.Config { return agent.Config{} }, Registry: tools.NewRegistry()})
 	tests := []struct {

@@ -10,3 +10,7 @@ import (
 func (*Tool) Summary(input json.RawMessage) string {
 	return tools.SummaryParts(tools.Field(input, "subagent_type"), tools.Field(input, "description"))
 }
+
+// Subject implements tools.Subjecter: the whole call, task and role (it
+// never asks unless a rule says so).
+func (*Tool) Subject(input json.RawMessage) string { return string(input) }

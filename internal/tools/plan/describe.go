@@ -15,3 +15,11 @@ func (*exitTool) Summary(input json.RawMessage) string {
 
 // Subject implements tools.Subjecter: the whole plan is what is approved.
 func (*exitTool) Subject(input json.RawMessage) string { return tools.Field(input, "plan") }
+
+// Summary implements tools.Summarizer: entering plan mode takes no
+// arguments.
+func (*enterTool) Summary(json.RawMessage) string { return "" }
+
+// Subject implements tools.Subjecter: the whole call (it never asks unless
+// a rule says so).
+func (*enterTool) Subject(input json.RawMessage) string { return string(input) }

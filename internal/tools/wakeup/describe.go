@@ -20,3 +20,7 @@ func (*Tool) Summary(input json.RawMessage) string {
 	}
 	return tools.SummaryParts(delay, in.Reason)
 }
+
+// Subject implements tools.Subjecter: the whole call (it never asks unless
+// a rule says so).
+func (*Tool) Subject(input json.RawMessage) string { return string(input) }
