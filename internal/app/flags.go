@@ -11,6 +11,7 @@ import (
 
 	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	"github.com/hew-dev/hew/internal/permission"
+	"github.com/hew-dev/hew/internal/ui/headless"
 )
 
 // options are the root command's flags (SPEC section 1).
@@ -179,13 +180,13 @@ func (o *options) validate() error {
 	if _, err := o.modes.Pick(); err != nil {
 		return err
 	}
-	switch o.outputFormat {
-	case "text", "json", "stream-json":
-	default:
-		return fmt.Errorf("unknown --output-format %q (want text, json or stream-json)", o.outputFormat)
+	if err := headless.CheckFormats(o.outputFormat, o.inputFormat); err != nil {
+		return err
 	}
-	if o.outputFormat != "text" {
-		o.print = true // a machine-readable format only makes sense headless
+	// A machine-readable format only makes sense headless, and a program
+	// writing stream-json on stdin cannot be asked on the terminal.
+	if o.outputFormat != "text" || o.inputFormat == "stream-json" {
+		o.print = true
 	}
 	if err := o.providerFlags().Check(); err != nil {
 		return err
@@ -208,16 +209,6 @@ func (o *options) validate() error {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			return fmt.Errorf("--add-dir %s: not a directory", d)
 		}
-	}
-	switch o.inputFormat {
-	case "text":
-	case "stream-json":
-		o.print = true // a program on the other end: never ask on the terminal
-		if o.outputFormat == "text" {
-			return errors.New("--input-format stream-json needs --output-format stream-json (or json)")
-		}
-	default:
-		return fmt.Errorf("unknown --input-format %q (want text or stream-json)", o.inputFormat)
 	}
 	if o.cont && o.resumeSet {
 		return errors.New("use either -c/--continue or --resume, not both")

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
@@ -38,20 +37,8 @@ func (a *cli) root(args []string) int {
 		return a.runStreamInput(o, text)
 	}
 	if kind == term.StdinPiped {
-		wait := stdinWait
-		if text == "" {
-			wait = 0 // the prompt can only come from the pipe: wait for it
-		}
-		piped, err := term.ReadPiped(a.stdin, wait)
-		if err != nil {
+		if text, err = term.AppendPiped(text, a.stdin); err != nil {
 			return a.errorf(ExitError, "reading stdin: %v", err)
-		}
-		if piped = strings.TrimSpace(piped); piped != "" {
-			if text == "" {
-				text = piped
-			} else {
-				text += "\n\n" + piped
-			}
 		}
 	}
 
@@ -70,12 +57,6 @@ func (a *cli) root(args []string) int {
 		return a.errorf(ExitUsage, "no prompt: give one as an argument or on stdin, or start hew in a terminal for the interactive session")
 	}
 }
-
-// stdinWait is how long hew waits for the first byte of piped input when a
-// prompt was also given on the command line: long enough for `git diff | hew
-// -p review`, short enough that a harness which leaves stdin open and silent
-// costs one second, not a hang.
-const stdinWait = time.Second
 
 // signalContext is cancelled by the first Ctrl+C (or SIGTERM); a second one
 // kills the process the usual way.

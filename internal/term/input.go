@@ -84,6 +84,35 @@ func ReadPiped(r io.Reader, wait time.Duration) (string, error) {
 	return strings.TrimRight(out.s, "\r\n"), out.err
 }
 
+// PipedWait is how long AppendPiped waits for the first byte of piped
+// input when a prompt was also given on the command line: long enough for
+// `git diff | hew -p review`, short enough that a harness which leaves stdin
+// open and silent costs one second, not a hang.
+const PipedWait = time.Second
+
+// AppendPiped is the prompt of a run whose stdin is piped: text (the
+// command line's), then what the pipe holds, after a blank line. With no
+// text the pipe is all there is and is waited for; with text, at most
+// PipedWait for its first byte.
+func AppendPiped(text string, r io.Reader) (string, error) { return appendPiped(text, r, PipedWait) }
+
+func appendPiped(text string, r io.Reader, wait time.Duration) (string, error) {
+	if text == "" {
+		wait = 0
+	}
+	piped, err := ReadPiped(r, wait)
+	if err != nil {
+		return "", err
+	}
+	switch piped = strings.TrimSpace(piped); {
+	case piped == "":
+		return text, nil
+	case text == "":
+		return piped, nil
+	}
+	return text + "\n\n" + piped, nil
+}
+
 // Confirm writes question to out and reads the answer, one line, from in:
 // true for "y" or "yes" (any case). It reads byte by byte, so nothing after
 // the line is consumed from a terminal that is read next.

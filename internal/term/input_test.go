@@ -1,11 +1,13 @@
 package term
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -82,5 +84,36 @@ func TestConfirm(t *testing.T) {
 		if rest, _ := io.ReadAll(in); string(rest) != tc.rest {
 			t.Errorf("%q: left %q, want %q", tc.in, rest, tc.rest)
 		}
+	}
+}
+
+// silent is a pipe left open with nothing written.
+type silent struct{ done chan struct{} }
+
+func (s silent) Read([]byte) (int, error) { <-s.done; return 0, io.EOF }
+
+// The piped text follows the command line's after a blank line; a pipe
+// that stays silent does not hold up a prompt given as an argument.
+func TestAppendPiped(t *testing.T) {
+	done := make(chan struct{})
+	defer close(done)
+	for _, tc := range []struct {
+		text string
+		in   io.Reader
+		want string
+	}{
+		{"", strings.NewReader("  fix it\n"), "fix it"},
+		{"review", strings.NewReader("diff --git a b\n+x\n"), "review\n\ndiff --git a b\n+x"},
+		{"review", strings.NewReader(" \n"), "review"},
+		{"", strings.NewReader(""), ""},
+		{"go", silent{done}, "go"},
+	} {
+		got, err := appendPiped(tc.text, tc.in, 50*time.Millisecond)
+		if got != tc.want || err != nil {
+			t.Errorf("%q: %q %v, want %q", tc.text, got, err, tc.want)
+		}
+	}
+	if _, err := appendPiped("x", iotest.ErrReader(errors.New("boom")), time.Second); err == nil || err.Error() != "boom" {
+		t.Errorf("read error: %v", err)
 	}
 }

@@ -321,3 +321,21 @@ func TestCostWithoutFloatNoise(t *testing.T) {
 		t.Errorf("usage line %q", got)
 	}
 }
+
+func TestCheckFormats(t *testing.T) {
+	for _, tc := range []struct{ out, in, err string }{
+		{"text", "text", ""},
+		{"json", "text", ""},
+		{"stream-json", "stream-json", ""},
+		{"json", "stream-json", ""},
+		{"", "text", `unknown --output-format ""`},
+		{"yaml", "text", `unknown --output-format "yaml"`},
+		{"text", "stream-json", "needs --output-format stream-json"},
+		{"stream-json", "xml", `unknown --input-format "xml"`},
+	} {
+		err := CheckFormats(tc.out, tc.in)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s/%s: %v, want %q", tc.out, tc.in, err, tc.err)
+		}
+	}
+}
