@@ -18,35 +18,28 @@ import (
 	"github.com/hew-dev/hew/internal/skills"
 )
 
-// subcommand is one `hew NAME ...` command.
-type subcommand struct {
-	summary string
-	run     func(a *cli, args []string) int
-}
-
-// subcommands is filled in init so entries may refer to the table (help).
-var subcommands map[string]subcommand
-
-func init() {
-	subcommands = map[string]subcommand{
-		"sessions":    {"sessions of this directory", (*cli).sessionsCmd},
-		"skills":      {"discovered skills and where each came from", (*cli).skillsCmd},
-		"memory":      {"long-term memory of this project", (*cli).memoryCmd},
-		"mcp":         {"configured MCP servers; serve exposes hew's tools", (*cli).mcpCmd},
-		"permissions": {"print the decision a session would make", (*cli).permissionsCmd},
-		"checkpoints": {"the turns of a session that changed files", (*cli).checkpointsCmd},
-		"undo":        {"take back the file changes of the last turn(s)", (*cli).undoCmd},
-		"mock-server": {"an offline model server for tests and demos", (*cli).mockServerCmd},
-		"doctor":      {"check keys, endpoint, sandbox, ripgrep and settings", (*cli).doctorCmd},
-		"help":        {"show help", (*cli).helpCmd},
-		"version":     {"print the version", func(a *cli, _ []string) int { fmt.Fprintln(a.stdout, versionString()); return ExitOK }},
-	}
+// command is the subcommand `hew NAME ...`, if NAME is one.
+func (a *cli) command(name string) (func(args []string) int, bool) {
+	run, ok := map[string]func([]string) int{
+		"sessions":    a.sessionsCmd,
+		"skills":      a.skillsCmd,
+		"memory":      a.memoryCmd,
+		"mcp":         a.mcpCmd,
+		"permissions": a.permissionsCmd,
+		"checkpoints": a.checkpointsCmd,
+		"undo":        a.undoCmd,
+		"mock-server": a.mockServerCmd,
+		"doctor":      a.doctorCmd,
+		"help":        a.helpCmd,
+		"version":     func([]string) int { fmt.Fprintln(a.stdout, versionString()); return ExitOK },
+	}[name]
+	return run, ok
 }
 
 func (a *cli) helpCmd(args []string) int {
-	if len(args) > 0 {
-		if cmd, ok := subcommands[args[0]]; ok && args[0] != "help" {
-			return cmd.run(a, []string{"--help"})
+	if len(args) > 0 && args[0] != "help" {
+		if run, ok := a.command(args[0]); ok {
+			return run([]string{"--help"})
 		}
 	}
 	fmt.Fprint(a.stdout, rootHelp())

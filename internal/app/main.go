@@ -7,14 +7,15 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/hew-dev/hew/internal/execx"
-	"github.com/hew-dev/hew/internal/sandbox"
-	"github.com/hew-dev/hew/internal/term"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/hew-dev/hew/internal/execx"
+	"github.com/hew-dev/hew/internal/sandbox"
+	"github.com/hew-dev/hew/internal/term"
 )
 
 // Exit codes (SPEC section 1).
@@ -41,8 +42,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []st
 	a := &cli{stdin: stdin, stdout: stdout, stderr: stderr, lookup: term.EnvFromList(environ), environ: environ}
 	rest := args[1:]
 	if len(rest) > 0 {
-		if cmd, ok := subcommands[rest[0]]; ok {
-			return cmd.run(a, rest[1:])
+		if run, ok := a.command(rest[0]); ok {
+			return run(rest[1:])
 		}
 	}
 	return a.root(rest)
