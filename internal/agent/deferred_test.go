@@ -163,34 +163,81 @@ func TestClientSideDeferredLoadingAppendsTool(t *testing.T) {
 	}
 }
 
-// A server that refuses native loading (400 naming defer_loading) costs
-// one resend: the session goes on client-side, says so once, and works.
+// A server that refuses native loading costs one resend: the session goes
+// on client-side, says so once, and works. A 400 naming defer_loading
+// turns it off at once; another 400 does when the client-side resend passes.
 func TestNativeRefusalFallsBackOnce(t *testing.T) {
-	refusal := `{"error":{"status":400,"type":"invalid_request_error","message":"tools.2.custom.defer_loading: Extra inputs are not permitted"}},`
-	srv, lookup, evs := deferredRun(t, loadThenCall(refusal), anthropicWith(anthropic.ToolSearchOn))
-	reqs := srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d requests, want 4 (refused, resent, two more)", len(reqs))
+	for name, msg := range map[string]string{
+		"named":   "tools.2.custom.defer_loading: Extra inputs are not permitted",
+		"unnamed": "tools.2: unexpected field in tool definition",
+	} {
+		t.Run(name, func(t *testing.T) {
+			refusal := `{"error":{"status":400,"type":"invalid_request_error","message":"` + msg + `"}},`
+			srv, lookup, evs := deferredRun(t, loadThenCall(refusal), anthropicWith(anthropic.ToolSearchOn))
+			reqs := srv.Requests()
+			if len(reqs) != 4 {
+				t.Fatalf("%d requests, want 4 (refused, resent, two more)", len(reqs))
+			}
+			if reqs[0].Status != 400 || !strings.Contains(string(reqs[0].Body), "defer_loading") {
+				t.Fatalf("first request: status %d", reqs[0].Status)
+			}
+			for i, r := range reqs[1:] {
+				if strings.Contains(string(r.Body), "defer_loading") || strings.Contains(string(r.Body), "tool_reference") || r.Header.Get("anthropic-beta") != "" {
+					t.Errorf("request %d after the refusal still loads natively", i+2)
+				}
+			}
+			if lookup.calls != 1 {
+				t.Errorf("lookup ran %d times, want 1", lookup.calls)
+			}
+			n := 0
+			for _, e := range evs {
+				if no, ok := e.(Notice); ok && strings.Contains(no.Text, "refused native tool loading") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d notices about the refusal, want 1", n)
+			}
+		})
 	}
-	if reqs[0].Status != 400 || !strings.Contains(string(reqs[0].Body), "defer_loading") {
-		t.Fatalf("first request: status %d", reqs[0].Status)
+}
+
+// A 400 that is not native's doing (the client-side resend fails too)
+// leaves native loading on and reports the error; nothing is announced.
+func TestUnrelatedBadRequestKeepsNative(t *testing.T) {
+	s, err := scenario.Parse([]byte(`{"turns":[{"error":{"status":400,"type":"invalid_request_error","message":"messages.0: image too large","times":2}},{"text":"done"}]}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, r := range reqs[1:] {
-		if strings.Contains(string(r.Body), "defer_loading") || strings.Contains(string(r.Body), "tool_reference") || r.Header.Get("anthropic-beta") != "" {
-			t.Errorf("request %d after the refusal still loads natively", i+2)
+	srv, err := mockserver.Start(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	reg := tools.NewRegistry()
+	reg.Register(&agenttest.Tool{ToolName: "read_file", RO: true})
+	reg.Register(tools.NewToolSearch(reg))
+	reg.Register(&lazyTool{Tool: agenttest.Tool{ToolName: "lookup", RO: true}})
+	prov := anthropicWith(anthropic.ToolSearchOn)(srv.URL())
+	ev := &events{}
+	a, err := New(Config{Provider: prov, Model: "claude-sonnet-4-5", Tools: reg, Emit: ev.emit, Env: &tools.Env{Root: t.TempDir(), StateDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := a.Run(context.Background(), "go")
+	if !strings.Contains(res.Err, "image too large") {
+		t.Fatalf("result %s %v, want the server's error", res.StopReason, res.Err)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), "defer_loading") || strings.Contains(string(reqs[1].Body), "defer_loading") {
+		t.Fatalf("want one native request and one client-side resend, got %d", len(reqs))
+	}
+	if !llm.DefersNatively(prov, "claude-sonnet-4-5") {
+		t.Error("native loading turned off by an error that was not its doing")
+	}
+	for _, e := range ev.list() {
+		if no, ok := e.(Notice); ok && strings.Contains(no.Text, "native tool loading") {
+			t.Errorf("announced: %s", no.Text)
 		}
-	}
-	if lookup.calls != 1 {
-		t.Errorf("lookup ran %d times, want 1", lookup.calls)
-	}
-	n := 0
-	for _, e := range evs {
-		if no, ok := e.(Notice); ok && strings.Contains(no.Text, "refused native tool loading") {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d notices about the refusal, want 1", n)
 	}
 }
 

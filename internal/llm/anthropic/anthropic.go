@@ -159,17 +159,33 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onEvent func(llm.
 		return nil, err
 	}
 	resp, err := c.send(ctx, body, native, onEvent)
-	if err != nil && native && nativeRefusal(err) {
-		// Fail safe: this server does not take native tool loading. Say so
-		// once, and go on client-side for the rest of the session.
-		c.nativeRefused.Store(true)
-		onEvent(llm.Event{Type: llm.EvNotice, Err: err, Text: "the server refused native tool loading (" + err.Error() +
-			"); deferred tools now join the tool list when loaded, which costs a cache miss each time (set ENABLE_TOOL_SEARCH=false to skip this)"})
-		opts.native = false
-		if body, print, _, err = encodeRequestCached(req, true, opts, c.msgs); err != nil {
-			return nil, err
+	if err != nil && native && badRequest(err) {
+		// Fail safe: a server that refuses native tool loading gets the
+		// request again the client-side way, and the session goes on so.
+		// A 400 that names it turns it off at once; any other 400 only if
+		// the client-side request then succeeds (else it was not native's
+		// doing, and the first error stands).
+		named := nativeRefusal(err)
+		refused := func() {
+			c.nativeRefused.Store(true)
+			onEvent(llm.Event{Type: llm.EvNotice, Err: err, Text: "the server refused native tool loading (" + err.Error() +
+				"); deferred tools now join the tool list when loaded, which costs a cache miss each time (set ENABLE_TOOL_SEARCH=false to skip this)"})
 		}
-		resp, err = c.send(ctx, body, false, onEvent)
+		if named {
+			refused()
+		}
+		opts.native = false
+		body2, print2, _, err2 := encodeRequestCached(req, true, opts, c.msgs)
+		if err2 != nil {
+			return nil, err2
+		}
+		resp2, err2 := c.send(ctx, body2, false, onEvent)
+		if err2 == nil && !named {
+			refused()
+		}
+		if err2 == nil || named {
+			resp, err, print = resp2, err2, print2
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -192,6 +208,13 @@ func (c *Client) send(ctx context.Context, body []byte, native bool, onEvent fun
 		return err
 	}, onEvent)
 	return resp, err
+}
+
+// badRequest reports whether err is a 400 that a different encoding of the
+// same request might pass (not a prompt too long for the window).
+func badRequest(err error) bool {
+	var ae *llm.APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusBadRequest && !ae.PromptTooLong()
 }
 
 // nativeRefusal reports whether err is a server refusing what native tool
