@@ -146,7 +146,7 @@ func claudeAliases(fs *pflag.FlagSet) {
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fs := newFlagSet(o)
-	if err := fs.Parse(cmdutil.ExpandRuleFlags(fixResume(args))); err != nil {
+	if err := fs.Parse(cmdutil.ExpandRuleFlags(cmdutil.OptionalValue(args, "resume", "r", resumePick))); err != nil {
 		return nil, fmt.Errorf("%w (see hew --help)", err)
 	}
 	if o.help {
@@ -155,25 +155,6 @@ func parseFlags(args []string) (*options, error) {
 	o.resumeSet = fs.Changed("resume")
 	o.args = fs.Args()
 	return o, o.validate()
-}
-
-// fixResume lets --resume stand without a value (pflag needs one): a bare
-// --resume, or one followed by another flag, becomes --resume=<pick>.
-func fixResume(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		if (a == "--resume" || a == "-r") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
-			out = append(out, "--resume="+resumePick)
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 func (o *options) validate() error {

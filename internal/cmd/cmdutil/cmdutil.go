@@ -1,5 +1,6 @@
 // Package cmdutil is what hew's command packages share: the usage text of
-// a flag set and the check for a help request. Commands are functions over
+// a flag set, the check for a help request and the argument rewrites pflag
+// needs (rule lists, flags with an optional value). Commands are functions over
 // an options struct; this package holds no state.
 package cmdutil
 
@@ -55,4 +56,22 @@ func WantsHelp(args []string) bool {
 		}
 	}
 	return false
+}
+
+// OptionalValue lets a flag stand without its value, which pflag cannot do
+// while also taking the value as the next argument: a bare --LONG or -SHORT
+// (last, or followed by another flag) becomes --LONG=missing; `--LONG v`
+// and `--LONG=v` are left alone, and so is everything after "--".
+func OptionalValue(args []string, long, short, missing string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--"+long || short != "" && a == "-"+short) && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			a = "--" + long + "=" + missing
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -30,3 +30,20 @@ func TestWantsHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionalValue(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"--resume 01abc go on", "--resume 01abc go on"},
+		{"--resume=01abc", "--resume=01abc"},
+		{"--resume", "--resume=?"},
+		{"-r", "--resume=?"},
+		{"-p -r --verbose x", "-p --resume=? --verbose x"},
+		{"-r -", "--resume=? -"},
+		{"-- --resume", "-- --resume"},
+		{"x -- -r", "x -- -r"},
+	} {
+		if got := strings.Join(OptionalValue(strings.Fields(tc.in), "resume", "r", "?"), " "); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
