@@ -98,7 +98,11 @@ func (t *toolSearch) selectTools(list string) (Result, error) {
 	if len(loaded) == 0 {
 		return Result{}, fmt.Errorf("tool_search: no tool named %s; search with words first to find the exact name", strings.Join(quoteAll(unknown), ", "))
 	}
-	head := fmt.Sprintf("Loaded %s; you can call them now.\n", strings.Join(loaded, ", "))
+	them := "them"
+	if len(loaded) == 1 {
+		them = "it"
+	}
+	head := fmt.Sprintf("Loaded %s; you can call %s now.\n", strings.Join(loaded, ", "), them)
 	if len(unknown) > 0 {
 		head += fmt.Sprintf("Not found: %s.\n", strings.Join(quoteAll(unknown), ", "))
 	}

@@ -183,7 +183,7 @@ func parallelReadsActivating(t *testing.T, turns, n, activate int, native bool) 
 		if turn == activate {
 			id++
 			cid := fmt.Sprintf("toolu_%03d", id)
-			text := "Loaded web_fetch; you can call them now."
+			text := "Loaded web_fetch; you can call it now."
 			if !native {
 				spec, _ := json.Marshal(webFetch)
 				text += "\n<function>" + string(spec) + "</function>"
