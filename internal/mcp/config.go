@@ -2,7 +2,9 @@
 // hew's own tools as one. Server tools join the same loop as built-in tools
 // (named mcp__SERVER__TOOL), so validation, hooks, permissions and result
 // shaping are the agent's pipeline; this package only starts servers lazily,
-// keeps them alive and turns their answers into text.
+// keeps them alive and turns their answers into text. The tools.Tool the
+// model calls for a server tool is internal/tools/mcp's adapter over a
+// ServerTool.
 package mcp
 
 import (

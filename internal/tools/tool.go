@@ -1,5 +1,8 @@
-// Package tools defines what a tool is to hew and holds the built-in tools.
-// A tool only validates and runs; permissions, hooks, timing and result
+// Package tools defines what a tool is to hew and holds the built-in tools;
+// its subpackages hold every other tool the model can call (agent, plan,
+// skill, wakeup, memory, mcp), each over its domain package. A tool only
+// validates and runs, and says what it is (its Spec, summary, subject and
+// the properties in traits.go); permissions, hooks, timing and result
 // shaping are the agent's pipeline, so every tool gets them the same way.
 package tools
 
