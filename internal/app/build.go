@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/fsutil"
@@ -16,7 +15,6 @@ import (
 	"github.com/hew-dev/hew/internal/llm/pick"
 	"github.com/hew-dev/hew/internal/mcp"
 	"github.com/hew-dev/hew/internal/permission"
-	"github.com/hew-dev/hew/internal/plan"
 	"github.com/hew-dev/hew/internal/session"
 	"github.com/hew-dev/hew/internal/skills"
 	"github.com/hew-dev/hew/internal/subagent"
@@ -37,20 +35,13 @@ type parts struct {
 	c        core.Options
 }
 
-// frontEnd is what a front-end gives the session: who answers approval
-// questions (nil: nobody, what would ask is denied) and who gets the events.
-type frontEnd struct {
-	ask  agent.Approver
-	emit func(agent.Event)
-	// plan asks what to do with a finished plan; nil in headless runs.
-	plan plan.Decider
-}
-
 // newSession builds everything for o and assembles the session; front
-// makes the front-end once the settings are known. Errors
-// are usage errors (exit 2) when the user can fix them in flags,
+// makes the front-end once the settings are known and gives the session
+// its part: who answers approval questions (none: what would ask is
+// denied), who gets the events and who decides about a finished plan.
+// Errors are usage errors (exit 2) when the user can fix them in flags,
 // environment or settings.
-func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*core.Session, error) {
+func (a *cli) newSession(o *options, front func(*config.Settings, *core.Options)) (*core.Session, error) {
 	p, err := a.loadSettings(o)
 	if err != nil {
 		return nil, err
@@ -68,15 +59,14 @@ func (a *cli) newSession(o *options, front func(*config.Settings) frontEnd) (*co
 	if p.c.ResumePath, err = a.resumePath(p); err != nil {
 		return nil, err
 	}
-	fe := front(p.settings)
 	c := &p.c
+	front(p.settings, c)
 	c.ProviderName, c.Model = prov.Name, prov.Model
 	c.NewProvider = func(model string) (llm.Provider, error) {
 		c := prov
 		c.Model = model
 		return a.newProvider(c)
 	}
-	c.Approver, c.Emit, c.DecidePlan = fe.ask, fe.emit, fe.plan
 	c.Hint = "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json"
 	c.MaxTurns, c.MaxBudgetTokens, c.MaxCostUSD = o.maxTurns, o.maxBudgetTokens, o.maxCostUSD
 	c.AppendSystemPrompt = o.appendSystemPrompt

@@ -131,15 +131,9 @@ func permissionFlags(fs *pflag.FlagSet, o *options) {
 // claudeAliases adds Claude Code's spellings of the permission flags,
 // hidden from --help.
 func claudeAliases(fs *pflag.FlagSet) {
-	alias := func(name, of string) {
-		fs.Var(fs.Lookup(of).Value, name, "same as --"+of)
-		f := fs.Lookup(name)
-		f.NoOptDefVal = fs.Lookup(of).NoOptDefVal
-		f.Hidden = true
-	}
-	alias("allowedTools", "allowed-tools")
-	alias("disallowedTools", "disallowed-tools")
-	alias("dangerously-skip-permissions", "yolo")
+	cmdutil.Alias(fs, "allowedTools", "allowed-tools")
+	cmdutil.Alias(fs, "disallowedTools", "disallowed-tools")
+	cmdutil.Alias(fs, "dangerously-skip-permissions", "yolo")
 }
 
 // parseFlags parses the root command line (args without the program name).

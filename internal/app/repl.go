@@ -2,22 +2,20 @@ package app
 
 import (
 	"context"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/hew-dev/hew/internal/config"
+	"github.com/hew-dev/hew/internal/core"
 	"github.com/hew-dev/hew/internal/term"
 	"github.com/hew-dev/hew/internal/ui/repl"
 )
 
 // terminal makes the front-end of interactive runs, once the settings are
 // known, and sets t to it.
-func (a *cli) terminal(o *options, t **repl.Terminal) func(*config.Settings) frontEnd {
-	return func(settings *config.Settings) frontEnd {
+func (a *cli) terminal(o *options, t **repl.Terminal) func(*config.Settings, *core.Options) {
+	return func(settings *config.Settings, c *core.Options) {
 		*t = repl.NewTerminal(term.FromIO(a.stdin, a.stdout, a.stderr, term.EnvFromList(a.environ)), o.verbose, settings.Bell)
-		return frontEnd{ask: (*t).Approver, emit: (*t).Renderer.Emit, plan: (*t).Approver.ChoosePlan}
+		c.Approver, c.Emit, c.DecidePlan = (*t).Approver, (*t).Renderer.Emit, (*t).Approver.ChoosePlan
 	}
 }
 
@@ -30,24 +28,13 @@ func (a *cli) runREPL(o *options) int {
 	}
 	defer a.closeSession(sess)
 
-	// Ctrl+C belongs to the REPL (it stops a turn); SIGTERM ends the session.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigterm := make(chan os.Signal, 1)
-	signal.Notify(sigterm, syscall.SIGTERM)
-	defer signal.Stop(sigterm)
-	go func() {
-		select {
-		case <-sigterm:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	editor := a.getenv("VISUAL")
 	if editor == "" {
 		editor = a.getenv("EDITOR")
 	}
-	return repl.Run(ctx, repl.Options{
+	// Ctrl+C and SIGTERM are the REPL's: one stops a turn, the other ends
+	// the session.
+	return repl.Run(context.Background(), repl.Options{
 		Streams:     t.Streams,
 		Session:     sess,
 		Renderer:    t.Renderer,

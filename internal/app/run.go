@@ -114,7 +114,7 @@ func (a *cli) runStreamInput(o *options, first string) int {
 func (a *cli) runHeadless(o *options, run func(context.Context, *headless.Writer, *core.Session) int) int {
 	format, _ := headless.ParseFormat(o.outputFormat)
 	w := headless.New(headless.Options{Format: format, Out: a.stdout, Err: a.stderr, Verbose: o.verbose})
-	sess, err := a.newSession(o, func(*config.Settings) frontEnd { return frontEnd{emit: w.Handle} })
+	sess, err := a.newSession(o, func(_ *config.Settings, c *core.Options) { c.Emit = w.Handle })
 	if err != nil {
 		return a.fail(err)
 	}

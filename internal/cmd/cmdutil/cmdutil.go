@@ -75,3 +75,14 @@ func OptionalValue(args []string, long, short, missing string) []string {
 	}
 	return out
 }
+
+// Alias adds name as a second spelling of the flag of (another tool's
+// name for it): the same value, taken the same way, and hidden from the
+// help.
+func Alias(fs *pflag.FlagSet, name, of string) {
+	target := fs.Lookup(of)
+	fs.Var(target.Value, name, "same as --"+of)
+	f := fs.Lookup(name)
+	f.NoOptDefVal = target.NoOptDefVal
+	f.Hidden = true
+}

@@ -47,3 +47,22 @@ func TestOptionalValue(t *testing.T) {
 		}
 	}
 }
+
+// An alias sets the flag it stands for, a boolean one without a value,
+// and is not listed.
+func TestAlias(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	yolo := fs.Bool("yolo", false, "skip the questions")
+	rules := fs.StringArray("allowed-tools", nil, "extra `RULES`")
+	Alias(fs, "dangerously-skip-permissions", "yolo")
+	Alias(fs, "allowedTools", "allowed-tools")
+	if err := fs.Parse([]string{"--dangerously-skip-permissions", "--allowedTools", "Edit", "--allowed-tools=Read"}); err != nil {
+		t.Fatal(err)
+	}
+	if !*yolo || strings.Join(*rules, ",") != "Edit,Read" {
+		t.Errorf("yolo %v rules %q", *yolo, *rules)
+	}
+	if u := FlagUsages(fs); strings.Contains(u, "dangerously") || strings.Contains(u, "allowedTools") || !strings.Contains(u, "--yolo") {
+		t.Errorf("usage lists the aliases or lost the flag:\n%s", u)
+	}
+}

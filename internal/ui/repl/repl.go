@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hew-dev/hew/internal/agent"
@@ -85,6 +86,9 @@ type Options struct {
 	// Interrupts delivers Ctrl+C while the terminal is in cooked mode; nil
 	// subscribes to os.Interrupt for the duration of Run.
 	Interrupts <-chan os.Signal
+	// Terminate ends the session (Ctrl+C only stops a turn); nil
+	// subscribes to SIGTERM for the duration of Run.
+	Terminate <-chan os.Signal
 }
 
 // Exit codes of Run. A user-requested exit (/exit, Ctrl+D, a double Ctrl+C
@@ -135,6 +139,21 @@ func Run(ctx context.Context, opts Options) int {
 	if opts.Streams == nil || opts.Session == nil || opts.Renderer == nil {
 		return ExitError
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if opts.Terminate == nil {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		opts.Terminate = ch
+	}
+	go func() {
+		select {
+		case <-opts.Terminate:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	ss := &session{opts: opts, s: opts.Streams, r: opts.Renderer, ag: opts.Session, now: timeNow}
 	ss.ints = opts.Interrupts
 	if ss.ints == nil {

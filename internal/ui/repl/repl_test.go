@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -172,6 +173,22 @@ func TestCancelledContextExitsInterrupted(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, rg.opts) }()
 	cancel()
+	if code := <-done; code != ExitInterrupted {
+		t.Fatalf("exit code = %d, want %d", code, ExitInterrupted)
+	}
+}
+
+// SIGTERM (Options.Terminate) ends the session the way a cancelled
+// context does.
+func TestTerminateExitsInterrupted(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	rg := newRig(pr)
+	sig := make(chan os.Signal, 1)
+	rg.opts.Terminate = sig
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), rg.opts) }()
+	sig <- syscall.SIGTERM
 	if code := <-done; code != ExitInterrupted {
 		t.Fatalf("exit code = %d, want %d", code, ExitInterrupted)
 	}
