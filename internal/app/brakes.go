@@ -12,9 +12,9 @@ import (
 // same settings, rules, directories and sandbox state, since builds and
 // tests are known-safe only while the sandbox confines writes and the
 // network.
-func (a *cli) brakes(root string, s *config.Settings, allowed, disallowed, addDirs []string, noSandbox bool) (*permission.Engine, *sandbox.Sandbox, error) {
+func (a *cli) brakes(root string, s *config.Settings, f permission.Flags, noSandbox bool) (*permission.Engine, *sandbox.Sandbox, error) {
 	opts := permission.ForProject(root, a.homeDir(), a.hewHome(), session.ProjectDir(a.hewHome(), root), s)
-	opts.AllowedTools, opts.DisallowedTools, opts.AdditionalDirs = allowed, disallowed, addDirs
+	f.Apply(&opts)
 	probe, err := permission.New(opts)
 	if err != nil {
 		return nil, nil, err

@@ -96,7 +96,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	if err := p.settings.MCPJSONError; err != nil {
 		p.c.Notices = append(p.c.Notices, err.Error())
 	}
-	p.c.Mode, _ = o.modes.Pick()
+	p.c.Mode, _ = o.perms.Modes.Pick()
 	if p.c.Mode == "" {
 		if p.c.Mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {
 			return nil, usagef("permissions.defaultMode in settings: %v", err)
@@ -110,7 +110,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 // and the (unstarted) MCP servers.
 func (a *cli) buildTools(p *parts) error {
 	c := &p.c
-	eng, sb, err := a.brakes(c.Root, p.settings, p.o.allowedTools, p.o.disallowedTools, p.o.addDirs, p.o.noSandbox)
+	eng, sb, err := a.brakes(c.Root, p.settings, p.o.perms, p.o.noSandbox)
 	if err != nil {
 		return usageErr(err)
 	}

@@ -32,7 +32,7 @@ func TestClaudeStyleCommandLines(t *testing.T) {
 		{args: []string{"--disallowed-tools", "Bash(rm -rf *)", "--", "Edit"}, disallowed: []string{"Bash(rm -rf *)"}, prompt: "Edit"},
 		{args: []string{"--dangerously-skip-permissions", "-p", "x"}, mode: permission.ModeBypass, prompt: "x"},
 		{args: []string{"--permission-mode", "acceptEdits", "--add-dir", dir, "--add-dir", dir, "x"}, mode: permission.ModeAcceptEdits, prompt: "x",
-			check: func(o *options) bool { return reflect.DeepEqual(o.addDirs, []string{dir, dir}) }},
+			check: func(o *options) bool { return reflect.DeepEqual(o.perms.AddDirs, []string{dir, dir}) }},
 		{args: []string{"--system-prompt", "You are terse.", "--append-system-prompt", "Say hi.", "x"}, prompt: "x",
 			check: func(o *options) bool { return o.systemPrompt == "You are terse." && o.appendSystemPrompt == "Say hi." }},
 		{args: []string{"-r", "abc123", "more"}, prompt: "more",
@@ -48,13 +48,13 @@ func TestClaudeStyleCommandLines(t *testing.T) {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if !reflect.DeepEqual(o.allowedTools, tc.allowed) || !reflect.DeepEqual(o.disallowedTools, tc.disallowed) {
-			t.Errorf("%q: allowed %q disallowed %q, want %q %q", tc.args, o.allowedTools, o.disallowedTools, tc.allowed, tc.disallowed)
+		if !reflect.DeepEqual(o.perms.Allowed, tc.allowed) || !reflect.DeepEqual(o.perms.Disallowed, tc.disallowed) {
+			t.Errorf("%q: allowed %q disallowed %q, want %q %q", tc.args, o.perms.Allowed, o.perms.Disallowed, tc.allowed, tc.disallowed)
 		}
 		if got := strings.Join(o.args, " "); got != tc.prompt {
 			t.Errorf("%q: prompt %q, want %q", tc.args, got, tc.prompt)
 		}
-		if m, _ := o.modes.Pick(); m != tc.mode {
+		if m, _ := o.perms.Modes.Pick(); m != tc.mode {
 			t.Errorf("%q: mode %q, want %q", tc.args, m, tc.mode)
 		}
 		if tc.check != nil && !tc.check(o) {

@@ -94,7 +94,7 @@ func (a *cli) permissionsCmd(args []string) int {
 			if err != nil {
 				return nil, err
 			}
-			eng, _, err := a.brakes(root, settings, allowed, disallowed, nil, false)
+			eng, _, err := a.brakes(root, settings, permission.Flags{Allowed: allowed, Disallowed: disallowed}, false)
 			return eng, err
 		},
 	}, args)

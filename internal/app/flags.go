@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -22,9 +20,7 @@ type options struct {
 	mock               bool
 	model              string
 	apiBase            string
-	modes              permission.ModeFlags
-	allowedTools       []string
-	disallowedTools    []string
+	perms              permission.Flags // mode, rules and directories of this run
 	maxTurns           int
 	goal               string
 	maxBudgetTokens    int
@@ -36,7 +32,6 @@ type options struct {
 	appendSystemPrompt string
 	verbose            bool
 	trustProject       bool
-	addDirs            []string
 	systemPrompt       string
 	inputFormat        string
 	noSandbox          bool
@@ -117,15 +112,15 @@ func newFlagSet(o *options) *pflag.FlagSet {
 // mode and its shorthands, extra rules and directories. Sessions and `hew
 // mcp serve` take the same ones.
 func permissionFlags(fs *pflag.FlagSet, o *options) {
-	fs.StringVar(&o.modes.Mode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
-	fs.BoolVar(&o.modes.Plan, "plan", false, "shorthand for --permission-mode plan")
-	fs.BoolVar(&o.modes.AcceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
-	fs.BoolVar(&o.modes.Yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
-	fs.BoolVar(&o.modes.DontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
-	fs.BoolVar(&o.modes.Auto, "auto", false, "shorthand for --permission-mode auto")
-	fs.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
-	fs.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "extra deny `RULES` for this run")
-	fs.StringArrayVar(&o.addDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
+	fs.StringVar(&o.perms.Modes.Mode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
+	fs.BoolVar(&o.perms.Modes.Plan, "plan", false, "shorthand for --permission-mode plan")
+	fs.BoolVar(&o.perms.Modes.AcceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
+	fs.BoolVar(&o.perms.Modes.Yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
+	fs.BoolVar(&o.perms.Modes.DontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
+	fs.BoolVar(&o.perms.Modes.Auto, "auto", false, "shorthand for --permission-mode auto")
+	fs.StringArrayVar(&o.perms.Allowed, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
+	fs.StringArrayVar(&o.perms.Disallowed, "disallowed-tools", nil, "extra deny `RULES` for this run")
+	fs.StringArrayVar(&o.perms.AddDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
 }
 
 // claudeAliases adds Claude Code's spellings of the permission flags,
@@ -152,7 +147,7 @@ func parseFlags(args []string) (*options, error) {
 }
 
 func (o *options) validate() error {
-	if _, err := o.modes.Pick(); err != nil {
+	if err := o.perms.Check(); err != nil {
 		return err
 	}
 	if err := headless.CheckFormats(o.outputFormat, o.inputFormat); err != nil {
@@ -171,19 +166,6 @@ func (o *options) validate() error {
 	}
 	if o.maxBudgetTokens < 0 || o.maxCostUSD < 0 {
 		return errors.New("--max-budget-tokens and --max-cost-usd must not be negative")
-	}
-	for _, r := range append(append([]string{}, o.allowedTools...), o.disallowedTools...) {
-		if strings.TrimSpace(r) == "" {
-			return errors.New("--allowed-tools / --disallowed-tools need at least one rule")
-		}
-	}
-	for _, d := range o.addDirs {
-		if strings.HasPrefix(d, "~") {
-			continue // the engine expands ~/ against the home directory
-		}
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return fmt.Errorf("--add-dir %s: not a directory", d)
-		}
 	}
 	if o.cont && o.resumeSet {
 		return errors.New("use either -c/--continue or --resume, not both")

@@ -38,7 +38,7 @@ func TestParseFlagsModes(t *testing.T) {
 			t.Errorf("%v: %v", tc.args, err)
 			continue
 		}
-		if m, _ := o.modes.Pick(); m != tc.want {
+		if m, _ := o.perms.Modes.Pick(); m != tc.want {
 			t.Errorf("%v: mode %q, want %q", tc.args, m, tc.want)
 		}
 	}
@@ -54,8 +54,8 @@ func TestParseFlagsValues(t *testing.T) {
 	if !o.print || o.outputFormat != "stream-json" || o.maxTurns != 7 || o.maxBudgetTokens != 1000 || o.maxCostUSD != 0.5 || !o.verbose || o.appendSystemPrompt != "be brief" {
 		t.Errorf("options = %+v", o)
 	}
-	if !reflect.DeepEqual(o.allowedTools, []string{"run_shell(npm test*)", "edit_file"}) || !reflect.DeepEqual(o.disallowedTools, []string{"web_fetch"}) {
-		t.Errorf("rules = %q %q", o.allowedTools, o.disallowedTools)
+	if !reflect.DeepEqual(o.perms.Allowed, []string{"run_shell(npm test*)", "edit_file"}) || !reflect.DeepEqual(o.perms.Disallowed, []string{"web_fetch"}) {
+		t.Errorf("rules = %q %q", o.perms.Allowed, o.perms.Disallowed)
 	}
 	if !reflect.DeepEqual(o.mcpConfig, []string{"a.json", "b.json"}) {
 		t.Errorf("mcp configs = %q", o.mcpConfig)
