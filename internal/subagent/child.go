@@ -60,7 +60,7 @@ func (t *Runner) childConfig(base agent.Config, env *tools.Env, j job) (agent.Co
 		// Same system, tools and model as the parent: the request shares
 		// the parent's prefix, so the provider's prompt cache is hit.
 		cfg.Tools = t.forkRegistry()
-		cfg.Permissions = noRecursion{cfg.Permissions, j.from.Tool}
+		cfg.Permissions = mainAgentOnly{cfg.Permissions, cfg.Tools, j.from.Tool}
 	} else {
 		if r.Model != "" {
 			cfg.Model = r.Model
@@ -232,7 +232,7 @@ func forkHistory(h []llm.Message, call Call) []llm.Message {
 
 func forkDirective(in Job) string {
 	return fmt.Sprintf(`You are a fork of the main agent, started for one task: %q. The conversation above is your context; you share it, but from here on you work alone and nobody can answer questions.
-Do not start sub-agents (the agent tool is refused in a fork).
+Do not start sub-agents, enter plan mode or schedule wake-ups (those tools are refused in a fork).
 
 Task:
 %s
@@ -302,17 +302,23 @@ func (c onlyTools) Grant(tool string, input json.RawMessage) {
 // Remember implements agent.RuleSaver for the checker beneath.
 func (c onlyTools) Remember(rule string) (string, error) { return remember(c.next, rule) }
 
-// noRecursion refuses, in a fork, the tool that started it (the agent
-// tool), whose tool list must still show it (the list is the parent's,
-// byte for byte).
-type noRecursion struct {
-	next agent.PermissionChecker
-	tool string
+// mainAgentOnly refuses, in a fork, the tools only the main agent may use
+// (tools.MainAgentOnly: the agent tool that started it, plan mode, the
+// loop's schedule), whose entries the tool list must still show (the list
+// is the parent's, byte for byte, so the prompt cache is shared).
+type mainAgentOnly struct {
+	next  agent.PermissionChecker
+	tools *tools.Registry
+	from  string // the tool that started the fork
 }
 
-func (c noRecursion) Check(req permission.Request) permission.Verdict {
-	if req.Tool == c.tool {
-		return permission.Verdict{Decision: permission.Deny, Reason: "a forked sub-agent cannot start sub-agents; do the work yourself", Source: "subagent-fork"}
+func (c mainAgentOnly) Check(req permission.Request) permission.Verdict {
+	if tl, ok := c.tools.Get(req.Tool); ok && tools.IsMainAgentOnly(tl) {
+		why := req.Tool + " acts on the main conversation, which a forked sub-agent cannot change; report back instead"
+		if req.Tool == c.from {
+			why = "a forked sub-agent cannot start sub-agents; do the work yourself"
+		}
+		return permission.Verdict{Decision: permission.Deny, Reason: why, Source: "subagent-fork"}
 	}
 	if c.next == nil {
 		return permission.Verdict{Decision: permission.Allow, Reason: "no permission engine", Source: "default"}
@@ -320,7 +326,7 @@ func (c noRecursion) Check(req permission.Request) permission.Verdict {
 	return c.next.Check(req)
 }
 
-func (c noRecursion) Grant(tool string, input json.RawMessage) {
+func (c mainAgentOnly) Grant(tool string, input json.RawMessage) {
 	if c.next != nil {
 		c.next.Grant(tool, input)
 	}
@@ -331,7 +337,7 @@ func (c noRecursion) Grant(tool string, input json.RawMessage) {
 func (c restricted) Remember(rule string) (string, error) { return remember(c.next, rule) }
 
 // Remember implements agent.RuleSaver for the checker beneath.
-func (c noRecursion) Remember(rule string) (string, error) { return remember(c.next, rule) }
+func (c mainAgentOnly) Remember(rule string) (string, error) { return remember(c.next, rule) }
 
 func remember(next agent.PermissionChecker, rule string) (string, error) {
 	if s, ok := next.(agent.RuleSaver); ok {
