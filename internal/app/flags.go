@@ -88,7 +88,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.mock, "mock", false, "the built-in offline model (same as --provider mock)")
 	fs.StringVar(&o.model, "model", "", "`NAME` of the model (default: HEW_MODEL, settings, or the provider's default)")
 	fs.StringVar(&o.apiBase, "api-base", "", "endpoint `URL`, in the form of the provider's base URL variable")
-	permissionFlags(fs, o)
+	cmdutil.PermissionFlags(fs, &o.perms)
 	fs.IntVar(&o.maxTurns, "max-turns", 50, "at most `N` model round trips per user message")
 	fs.StringVar(&o.goal, "goal", "", "keep working until an evaluator judges `CONDITION` met")
 	fs.IntVar(&o.maxBudgetTokens, "max-budget-tokens", 0, "stop the run after `N` tokens (0 = no limit)")
@@ -104,31 +104,8 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noSandbox, "no-sandbox", false, "run shell commands without the sandbox (explicit; no permission mode implies it)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "show this help")
-	claudeAliases(fs)
+	cmdutil.ClaudeAliases(fs)
 	return fs
-}
-
-// permissionFlags declares the flags that decide what may run unasked: the
-// mode and its shorthands, extra rules and directories. Sessions and `hew
-// mcp serve` take the same ones.
-func permissionFlags(fs *pflag.FlagSet, o *options) {
-	fs.StringVar(&o.perms.Modes.Mode, "permission-mode", "", "permission `MODE`: default, plan, acceptEdits, bypassPermissions, dontAsk or auto")
-	fs.BoolVar(&o.perms.Modes.Plan, "plan", false, "shorthand for --permission-mode plan")
-	fs.BoolVar(&o.perms.Modes.AcceptEdits, "accept-edits", false, "shorthand for --permission-mode acceptEdits")
-	fs.BoolVar(&o.perms.Modes.Yolo, "yolo", false, "shorthand for --permission-mode bypassPermissions")
-	fs.BoolVar(&o.perms.Modes.DontAsk, "dont-ask", false, "shorthand for --permission-mode dontAsk")
-	fs.BoolVar(&o.perms.Modes.Auto, "auto", false, "shorthand for --permission-mode auto")
-	fs.StringArrayVar(&o.perms.Allowed, "allowed-tools", nil, "extra allow `RULES` for this run, e.g. 'run_shell(npm test*),edit_file' or several arguments")
-	fs.StringArrayVar(&o.perms.Disallowed, "disallowed-tools", nil, "extra deny `RULES` for this run")
-	fs.StringArrayVar(&o.perms.AddDirs, "add-dir", nil, "an additional `DIR` for this run, like additionalDirectories (repeatable)")
-}
-
-// claudeAliases adds Claude Code's spellings of the permission flags,
-// hidden from --help.
-func claudeAliases(fs *pflag.FlagSet) {
-	cmdutil.Alias(fs, "allowedTools", "allowed-tools")
-	cmdutil.Alias(fs, "disallowedTools", "disallowed-tools")
-	cmdutil.Alias(fs, "dangerously-skip-permissions", "yolo")
 }
 
 // parseFlags parses the root command line (args without the program name).

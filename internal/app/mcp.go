@@ -35,11 +35,12 @@ func (a *cli) mcpCmd(args []string) int {
 		},
 	}
 	if len(args) > 0 && args[0] == "serve" && !cmdutil.WantsHelp(args[1:]) {
-		o, err := serveFlags(args[1:])
+		perms, trust, err := mcpcmd.ServeFlags(args[1:])
 		if err != nil {
-			return a.fail(err)
+			return a.fail(usageErr(err))
 		}
-		rt, err := a.loadSettings(o)
+		// stdin is the protocol: nobody can be asked.
+		rt, err := a.loadSettings(&options{perms: perms, trustProject: trust, print: true})
 		if err != nil {
 			return a.fail(err)
 		}
@@ -50,8 +51,12 @@ func (a *cli) mcpCmd(args []string) int {
 		defer c.MCP.Close()
 		// No one can be asked over MCP: what would ask is denied.
 		cmdOpts.Executor = agent.NewExecutor(agent.Config{
-			Tools: c.Registry, Env: c.Env, Permissions: c.Permissions, Mode: c.Mode,
-			Approver: agent.Headless{Hint: serveHint}, Hooks: c.Hooks,
+			Tools:       c.Registry,
+			Env:         c.Env,
+			Permissions: c.Permissions,
+			Mode:        c.Mode,
+			Approver:    agent.Headless{Hint: mcpcmd.ServeHint},
+			Hooks:       c.Hooks,
 		})
 		cmdOpts.Registry = c.Registry
 	}

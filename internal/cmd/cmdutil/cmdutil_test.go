@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hew-dev/hew/internal/permission"
 )
 
 func TestFlagUsages(t *testing.T) {
@@ -64,5 +66,17 @@ func TestAlias(t *testing.T) {
 	}
 	if u := FlagUsages(fs); strings.Contains(u, "dangerously") || strings.Contains(u, "allowedTools") || !strings.Contains(u, "--yolo") {
 		t.Errorf("usage lists the aliases or lost the flag:\n%s", u)
+	}
+}
+
+// The permission flags fill a permission.Flags, in both spellings.
+func TestPermissionFlags(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	var f permission.Flags
+	PermissionFlags(fs, &f)
+	ClaudeAliases(fs)
+	err := fs.Parse([]string{"--plan", "--allowedTools", "Edit", "--disallowed-tools", "Bash(rm:*)", "--add-dir", "/tmp", "--dangerously-skip-permissions"})
+	if err != nil || !f.Modes.Plan || !f.Modes.Yolo || strings.Join(f.Allowed, ",") != "Edit" || strings.Join(f.Disallowed, ",") != "Bash(rm:*)" || strings.Join(f.AddDirs, ",") != "/tmp" {
+		t.Errorf("%+v %v", f, err)
 	}
 }
