@@ -2,11 +2,9 @@ package subagent
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/llm"
@@ -60,7 +58,7 @@ func (t *Runner) childConfig(base agent.Config, env *tools.Env, j job) (agent.Co
 		// Same system, tools and model as the parent: the request shares
 		// the parent's prefix, so the provider's prompt cache is hit.
 		cfg.Tools = t.forkRegistry()
-		cfg.Permissions = mainAgentOnly{cfg.Permissions, cfg.Tools, j.from.Tool}
+		cfg.Permissions = mainAgentOnly(cfg.Permissions, cfg.Tools, j.from.Tool)
 	} else {
 		if r.Model != "" {
 			cfg.Model = r.Model
@@ -70,14 +68,14 @@ func (t *Runner) childConfig(base agent.Config, env *tools.Env, j job) (agent.Co
 		switch {
 		case r.Explorers:
 			names := t.explorers()
-			cfg.Permissions = onlyTools{cfg.Permissions, names}
+			cfg.Permissions = onlyTools(cfg.Permissions, names)
 			keep = func(name string) bool { return slices.Contains(names, name) }
 		case r.Tools != nil:
 			restrict, err := permission.NewRestriction(r.Tools, childEnv.Root, childEnv.HomeDir)
 			if err != nil {
 				return cfg, fmt.Errorf("the tool list of role %s: %w", r.Name, err)
 			}
-			cfg.Permissions = restricted{cfg.Permissions, restrict}
+			cfg.Permissions = restricted(cfg.Permissions, restrict)
 			keep = restrict.Covers
 		}
 		cfg.Tools = t.childRegistry(keep)
@@ -247,101 +245,4 @@ You start with an empty context: the task in the user message is all you know ab
 %s
 Your final message is the only thing the main agent receives (it does not see your tool calls): make it a complete, concise report of what you found or did, with file paths and line numbers where they help, and anything left open.`,
 		in.Type, in.Description, r.Prompt)
-}
-
-// restricted refuses calls a role's tool list does not cover, before the
-// session's own permission checks (which still apply to the rest).
-type restricted struct {
-	next agent.PermissionChecker
-	r    *permission.Restriction
-}
-
-func (c restricted) Check(req permission.Request) permission.Verdict {
-	if ok, why := c.r.Permits(req.Tool, req.Input); !ok {
-		return permission.Verdict{Decision: permission.Deny, Reason: why, Source: "subagent-tools"}
-	}
-	if c.next == nil {
-		return permission.Verdict{Decision: permission.Allow, Reason: "no permission engine", Source: "default"}
-	}
-	return c.next.Check(req)
-}
-
-func (c restricted) Grant(tool string, input json.RawMessage) {
-	if c.next != nil {
-		c.next.Grant(tool, input)
-	}
-}
-
-// onlyTools refuses calls of tools outside a role's fixed set, before the
-// session's own permission checks (which still apply to the rest).
-type onlyTools struct {
-	next  agent.PermissionChecker
-	names []string
-}
-
-func (c onlyTools) Check(req permission.Request) permission.Verdict {
-	if !slices.Contains(c.names, req.Tool) {
-		list := strings.Join(c.names, ", ")
-		if list == "" {
-			list = "none"
-		}
-		return permission.Verdict{Decision: permission.Deny, Reason: req.Tool + " is not in the allowed tools (" + list + ")", Source: "subagent-tools"}
-	}
-	if c.next == nil {
-		return permission.Verdict{Decision: permission.Allow, Reason: "no permission engine", Source: "default"}
-	}
-	return c.next.Check(req)
-}
-
-func (c onlyTools) Grant(tool string, input json.RawMessage) {
-	if c.next != nil {
-		c.next.Grant(tool, input)
-	}
-}
-
-// Remember implements agent.RuleSaver for the checker beneath.
-func (c onlyTools) Remember(rule string) (string, error) { return remember(c.next, rule) }
-
-// mainAgentOnly refuses, in a fork, the tools only the main agent may use
-// (tools.MainAgentOnly: the agent tool that started it, plan mode, the
-// loop's schedule), whose entries the tool list must still show (the list
-// is the parent's, byte for byte, so the prompt cache is shared).
-type mainAgentOnly struct {
-	next  agent.PermissionChecker
-	tools *tools.Registry
-	from  string // the tool that started the fork
-}
-
-func (c mainAgentOnly) Check(req permission.Request) permission.Verdict {
-	if tl, ok := c.tools.Get(req.Tool); ok && tools.IsMainAgentOnly(tl) {
-		why := req.Tool + " acts on the main conversation, which a forked sub-agent cannot change; report back instead"
-		if req.Tool == c.from {
-			why = "a forked sub-agent cannot start sub-agents; do the work yourself"
-		}
-		return permission.Verdict{Decision: permission.Deny, Reason: why, Source: "subagent-fork"}
-	}
-	if c.next == nil {
-		return permission.Verdict{Decision: permission.Allow, Reason: "no permission engine", Source: "default"}
-	}
-	return c.next.Check(req)
-}
-
-func (c mainAgentOnly) Grant(tool string, input json.RawMessage) {
-	if c.next != nil {
-		c.next.Grant(tool, input)
-	}
-}
-
-// Remember implements agent.RuleSaver for the checker beneath, so "yes, and
-// don't ask again" in a sub-agent still saves its rule.
-func (c restricted) Remember(rule string) (string, error) { return remember(c.next, rule) }
-
-// Remember implements agent.RuleSaver for the checker beneath.
-func (c mainAgentOnly) Remember(rule string) (string, error) { return remember(c.next, rule) }
-
-func remember(next agent.PermissionChecker, rule string) (string, error) {
-	if s, ok := next.(agent.RuleSaver); ok {
-		return s.Remember(rule)
-	}
-	return "", errors.New("this session cannot save permission rules")
 }

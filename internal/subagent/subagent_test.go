@@ -31,7 +31,7 @@ func BenchmarkChildSetup(b *testing.B) {
 // An explorer role's checker refuses every tool outside its set, naming the
 // set, and leaves the rest to the session's checks.
 func TestOnlyToolsChecker(t *testing.T) {
-	c := onlyTools{names: []string{"read_file", "probe"}}
+	c := onlyTools(nil, []string{"read_file", "probe"})
 	v := c.Check(permission.Request{Tool: "write_file"})
 	if v.Decision != permission.Deny || v.Reason != "write_file is not in the allowed tools (read_file, probe)" || v.Source != "subagent-tools" {
 		t.Fatalf("outside the set: %+v", v)
@@ -39,7 +39,7 @@ func TestOnlyToolsChecker(t *testing.T) {
 	if v := c.Check(permission.Request{Tool: "probe"}); v.Decision != permission.Allow {
 		t.Fatalf("inside the set without an engine: %+v", v)
 	}
-	if v := (onlyTools{}).Check(permission.Request{Tool: "read_file"}); v.Decision != permission.Deny || v.Reason != "read_file is not in the allowed tools (none)" {
+	if v := onlyTools(nil, nil).Check(permission.Request{Tool: "read_file"}); v.Decision != permission.Deny || v.Reason != "read_file is not in the allowed tools (none)" {
 		t.Fatalf("empty set: %+v", v)
 	}
 }
