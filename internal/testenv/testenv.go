@@ -76,3 +76,27 @@ func MainWithHew(m *testing.M, bin *string, race bool) int {
 	*bin = b
 	return m.Run()
 }
+
+// Git runs git in dir with a fixed identity (commits work on a machine
+// without one) and returns its output; a failure ends the test with it.
+// It ends the test via Missing when git is not installed.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(Tool(t, "git"), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// GitRepo makes dir a git repository on branch main whose first commit
+// holds every file already in it.
+func GitRepo(t testing.TB, dir string) {
+	t.Helper()
+	Git(t, dir, "init", "-q", "-b", "main")
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "--allow-empty", "-m", "start")
+}

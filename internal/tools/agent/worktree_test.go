@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,31 +19,14 @@ import (
 
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	testenv.Tool(t, "git")
 	root := project(t)
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"-c", "user.name=t", "-c", "user.email=t@x", "add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "start"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testenv.GitRepo(t, root)
 	return root
 }
 
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return testenv.Git(t, dir, args...)
 }
 
 func TestWorktreeIsolationTwoWriters(t *testing.T) {
