@@ -92,10 +92,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	p.c.Notices = append(p.c.Notices, p.settings.Warnings...)
-	if err := p.settings.MCPJSONError; err != nil {
-		p.c.Notices = append(p.c.Notices, err.Error())
-	}
+	p.c.Notices = p.settings.Notices()
 	p.c.Mode, _ = o.perms.Modes.Pick()
 	if p.c.Mode == "" {
 		if p.c.Mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	mcpcmd "github.com/hew-dev/hew/internal/cmd/mcp"
 	"github.com/hew-dev/hew/internal/config"
@@ -47,18 +46,8 @@ func (a *cli) mcpCmd(args []string) int {
 		if err := a.buildTools(rt); err != nil {
 			return a.fail(err)
 		}
-		c := rt.c
-		defer c.MCP.Close()
-		// No one can be asked over MCP: what would ask is denied.
-		cmdOpts.Executor = agent.NewExecutor(agent.Config{
-			Tools:       c.Registry,
-			Env:         c.Env,
-			Permissions: c.Permissions,
-			Mode:        c.Mode,
-			Approver:    agent.Headless{Hint: mcpcmd.ServeHint},
-			Hooks:       c.Hooks,
-		})
-		cmdOpts.Registry = c.Registry
+		defer rt.c.MCP.Close()
+		cmdOpts.Executor, cmdOpts.Registry = rt.c.Executor(mcpcmd.ServeHint), rt.c.Registry
 	}
 	return mcpcmd.Run(cmdOpts, args)
 }

@@ -218,6 +218,16 @@ func Default() *Settings {
 	}
 }
 
+// Notices are the settings' one-line warnings for the start of a run: the
+// harmless problems and a .mcp.json that cannot be read.
+func (s *Settings) Notices() []string {
+	out := append([]string(nil), s.Warnings...)
+	if s.MCPJSONError != nil {
+		out = append(out, s.MCPJSONError.Error())
+	}
+	return out
+}
+
 // Rules returns every permission rule with its kind and source file, in
 // layer order. Settings built by hand (tests) report source "settings".
 func (s *Settings) Rules() []RuleEntry {

@@ -79,3 +79,21 @@ func TestSettle(t *testing.T) {
 		})
 	}
 }
+
+// The start-of-run notices are the warnings and an unreadable .mcp.json.
+func TestNotices(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(proj, ".hew", "settings.json"), `{"modle": "typo"}`)
+	write(t, filepath.Join(proj, ".mcp.json"), `{not json`)
+	s, err := Load(Paths{Home: home, Project: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Notices()
+	if len(n) != 2 || !strings.Contains(n[0], "modle") || !strings.Contains(n[1], ".mcp.json") {
+		t.Errorf("notices %q", n)
+	}
+	if n := Default().Notices(); len(n) != 0 {
+		t.Errorf("defaults have notices %q", n)
+	}
+}
