@@ -35,6 +35,10 @@ type Agent struct {
 	turnUsage   llm.Usage
 	turnCost    float64
 	turnUnknown bool
+	// reload is set by SetHistory: the next turn loads again the deferred
+	// tools the history's results loaded (tool_search, plan mode), once
+	// the session's tools (MCP ones too) are all registered.
+	reload bool
 }
 
 // New checks cfg, fills defaults and returns an agent with an empty history.
@@ -98,6 +102,29 @@ func (a *Agent) SetHistory(h []llm.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = slices.Clone(h)
+	a.reload = true
+}
+
+// reloadDeferred loads again, after a resume, the deferred tools that
+// results in the history loaded: the model saw them loaded (their
+// definitions, or a reference the API expands), so a call must not be
+// refused as "load it first".
+func (a *Agent) reloadDeferred() {
+	a.mu.Lock()
+	if !a.reload || a.cfg.Tools == nil {
+		a.mu.Unlock()
+		return
+	}
+	a.reload = false
+	h := a.history
+	a.mu.Unlock()
+	for _, m := range h {
+		for _, b := range m.Content {
+			for _, name := range b.ToolRefs {
+				a.cfg.Tools.Activate(name) // false: not deferred, or gone (an MCP server not connected)
+			}
+		}
+	}
 }
 
 // SetSystem replaces the system prompt. A session builds the agent first

@@ -261,3 +261,42 @@ func TestOpenAIDeferredLoadingUnchanged(t *testing.T) {
 		t.Errorf("lookup ran %d times, want 1", lookup.calls)
 	}
 }
+
+// A resumed conversation in which tool_search loaded a deferred tool: the
+// model saw it loaded, so the first turn after the resume loads it again
+// (it is in the tool list) and a call of it runs instead of being refused
+// with "load it first".
+func TestResumeReloadsDeferredTools(t *testing.T) {
+	reg := tools.NewRegistry()
+	reg.Register(&agenttest.Tool{ToolName: "read_file", RO: true})
+	reg.Register(tools.NewToolSearch(reg))
+	lookup := &lazyTool{Tool: agenttest.Tool{ToolName: "lookup", RO: true}}
+	reg.Register(lookup)
+	prov := agenttest.NewProvider(
+		agenttest.Step{Calls: []llm.Block{agenttest.Call("c2", "lookup", `{}`)}},
+		agenttest.Step{Text: "done"},
+	)
+	a, err := New(Config{Provider: prov, Tools: reg, Env: &tools.Env{Root: t.TempDir(), StateDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetHistory([]llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "find it"}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{agenttest.Call("c1", "tool_search", `{"query":"select:lookup"}`)}},
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ID: "c1", Content: "Loaded lookup.", ToolRefs: []string{"lookup"}}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "Loaded."}}},
+	})
+	if res := a.Run(context.Background(), "now use it"); res.StopReason != StopCompleted || res.Text != "done" {
+		t.Fatalf("%+v", res)
+	}
+	if lookup.calls != 1 {
+		t.Fatalf("lookup ran %d times after the resume; results: %v", lookup.calls, a.History()[len(a.History())-2])
+	}
+	var names []string
+	for _, s := range prov.Requests()[0].Tools {
+		names = append(names, s.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "lookup") {
+		t.Errorf("the first request after the resume lacks the loaded tool: %v", names)
+	}
+}

@@ -67,6 +67,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (res TurnResult) {
 		}
 	}()
 	a.pipe.emit(TurnStarted{Prompt: prompt})
+	a.reloadDeferred()
 	if cp := a.cfg.Checkpoints; cp != nil {
 		cp.TurnStart(prompt)
 		defer func() {
