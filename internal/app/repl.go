@@ -10,19 +10,18 @@ import (
 	"github.com/hew-dev/hew/internal/ui/repl"
 )
 
-// terminal makes the front-end of interactive runs, once the settings are
-// known, and sets t to it.
-func (a *cli) terminal(o *options, t **repl.Terminal) func(*config.Settings, *core.Options) {
-	return func(settings *config.Settings, c *core.Options) {
-		*t = repl.NewTerminal(term.FromIO(a.stdin, a.stdout, a.stderr, term.EnvFromList(a.environ)), o.verbose, settings.Bell)
-		c.Approver, c.Emit, c.DecidePlan = (*t).Approver, (*t).Renderer.Emit, (*t).Approver.ChoosePlan
-	}
+// terminal makes the front-end of interactive runs once the settings are
+// known and gives the session c its approver, renderer and plan menu.
+func (a *cli) terminal(o *options, settings *config.Settings, c *core.Options) *repl.Terminal {
+	t := repl.NewTerminal(term.FromIO(a.stdin, a.stdout, a.stderr, term.EnvFromList(a.environ)), o.verbose, settings.Bell)
+	c.Approver, c.Emit, c.DecidePlan = t.Approver, t.Renderer.Emit, t.Approver.ChoosePlan
+	return t
 }
 
 // runREPL starts the interactive session.
 func (a *cli) runREPL(o *options) int {
 	var t *repl.Terminal
-	sess, err := a.newSession(o, a.terminal(o, &t))
+	sess, err := a.newSession(o, func(s *config.Settings, c *core.Options) { t = a.terminal(o, s, c) })
 	if err != nil {
 		return a.fail(err)
 	}
@@ -49,7 +48,7 @@ func (a *cli) runREPL(o *options) int {
 // text, tool lines, and questions asked on the terminal.
 func (a *cli) runInteractiveOnce(o *options, text string) int {
 	var t *repl.Terminal
-	sess, err := a.newSession(o, a.terminal(o, &t))
+	sess, err := a.newSession(o, func(s *config.Settings, c *core.Options) { t = a.terminal(o, s, c) })
 	if err != nil {
 		return a.fail(err)
 	}

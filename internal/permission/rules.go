@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -92,6 +93,9 @@ func ParseRule(text, home string) (*Rule, error) {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		return nil, fmt.Errorf("empty rule")
+	}
+	if !utf8.ValidString(t) {
+		return nil, fmt.Errorf("the rule is not valid UTF-8")
 	}
 	r := &Rule{Text: t}
 	name := t

@@ -28,6 +28,7 @@ func TestParseRule(t *testing.T) {
 		{"mcp__github__create_issue", "mcp__github__create_issue", "", ""},
 		{"skill(deploy)", "skill", "deploy", ""},
 		{"", "", "", "empty rule"},
+		{"Bash(\xff)", "", "", "not valid UTF-8"},
 		{"Bash(", "", "", "closing parenthesis"},
 		{"Bash()", "", "", "empty pattern"},
 		{"Shell(ls)", "", "", `unknown tool "Shell"`},
@@ -263,4 +264,17 @@ func BenchmarkCheckLong50(b *testing.B) {
 	for b.Loop() {
 		e.Check(req)
 	}
+}
+
+// ParseRule never panics: a rule comes from settings files and flags.
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"Bash(git log:*)", "Read(~/docs/**)", "WebFetch(domain:x.test)", "Bash(\xff)", "Edit(/a/*.go)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRule(s, "/home/u")
+		if (r == nil) == (err == nil) {
+			t.Fatalf("%q: rule %v error %v", s, r, err)
+		}
+	})
 }
