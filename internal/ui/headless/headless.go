@@ -1,6 +1,8 @@
 // Package headless is the front-end of `hew -p`: it turns the agent's events
 // into plain text or JSON lines (SPEC section 6) and answers every approval
 // request with "no", so a run without a terminal never blocks on a question.
+// It runs one task (Writer.Run) or a conversation with a program writing
+// user messages as stream-json lines on stdin (Writer.Converse).
 package headless
 
 import (
