@@ -18,9 +18,14 @@ func (f Flags) Check() error {
 	return fmt.Errorf("unknown --provider %q (want anthropic, openai or mock)", f.Provider)
 }
 
-// credentialVars are the variables the model credentials are read from.
-var credentialVars = map[string]bool{
-	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "OPENAI_API_KEY": true, "AGENT_API_KEY": true,
+// credentialVar reports whether k is a variable the model credentials are
+// read from.
+func credentialVar(k string) bool {
+	switch k {
+	case "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "AGENT_API_KEY":
+		return true
+	}
+	return false
 }
 
 // WithoutCredentials is environ without hew's own model credentials: the
@@ -29,7 +34,7 @@ var credentialVars = map[string]bool{
 func WithoutCredentials(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		if k, _, _ := strings.Cut(kv, "="); !credentialVars[k] {
+		if k, _, _ := strings.Cut(kv, "="); !credentialVar(k) {
 			out = append(out, kv)
 		}
 	}
