@@ -30,6 +30,16 @@ func TestMainVersionAndUsage(t *testing.T) {
 	if code, _, errOut := runMain(t, nil, "--max-turns", "x"); code != ExitUsage || !strings.Contains(errOut, "max-turns") {
 		t.Errorf("bad flag value: %d %q", code, errOut)
 	}
+	// The format names are checked by the headless front-end, as usage errors.
+	for args, want := range map[[4]string]string{
+		{"--output-format", "xml", "-p", "x"}:        "unknown --output-format",
+		{"--input-format", "xml", "-p", "x"}:         "unknown --input-format",
+		{"--input-format", "stream-json", "-p", "x"}: "needs --output-format stream-json",
+	} {
+		if code, _, errOut := runMain(t, nil, args[:]...); code != ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("%v: %d %q, want %q", args, code, errOut, want)
+		}
+	}
 	if code, out, _ := runMain(t, nil, "help", "doctor"); code != 0 || !strings.Contains(out, "usage: hew doctor") {
 		t.Errorf("help doctor: %d %q", code, out)
 	}

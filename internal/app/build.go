@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -29,7 +30,7 @@ import (
 // the mode and the tool side). newSession completes them with the provider
 // and the front-end; `hew mcp serve` runs the tool side alone.
 type parts struct {
-	o        *options
+	o        *rootcmd.Options
 	stateDir string // $HEW_HOME/projects/KEY
 	settings *config.Settings
 	c        core.Options
@@ -41,7 +42,7 @@ type parts struct {
 // denied), who gets the events and who decides about a finished plan.
 // Errors are usage errors (exit 2) when the user can fix them in flags,
 // environment or settings.
-func (a *cli) newSession(o *options, front func(*config.Settings, *core.Options)) (*core.Session, error) {
+func (a *cli) newSession(o *rootcmd.Options, front func(*config.Settings, *core.Options)) (*core.Session, error) {
 	p, err := a.loadSettings(o)
 	if err != nil {
 		return nil, err
@@ -68,10 +69,10 @@ func (a *cli) newSession(o *options, front func(*config.Settings, *core.Options)
 		return a.newProvider(c)
 	}
 	c.Hint = "allow it with --allowed-tools, a mode such as --accept-edits, or a rule in .hew/settings.json"
-	c.MaxTurns, c.MaxBudgetTokens, c.MaxCostUSD = o.maxTurns, o.maxBudgetTokens, o.maxCostUSD
-	c.AppendSystemPrompt = o.appendSystemPrompt
-	c.SystemPrompt = o.systemPrompt
-	c.Goal = o.goal
+	c.MaxTurns, c.MaxBudgetTokens, c.MaxCostUSD = o.MaxTurns, o.MaxBudgetTokens, o.MaxCostUSD
+	c.AppendSystemPrompt = o.AppendSystemPrompt
+	c.SystemPrompt = o.SystemPrompt
+	c.Goal = o.Goal
 	c.Shell = a.getenv("SHELL")
 	c.GOOS = runtime.GOOS
 	c.Version = Version
@@ -81,19 +82,19 @@ func (a *cli) newSession(o *options, front func(*config.Settings, *core.Options)
 }
 
 // loadSettings starts the parts: where the run is, its settings and mode.
-func (a *cli) loadSettings(o *options) (*parts, error) {
+func (a *cli) loadSettings(o *rootcmd.Options) (*parts, error) {
 	root, err := projectRoot()
 	if err != nil {
 		return nil, err
 	}
 	p := &parts{o: o, c: core.Options{Root: root, HewHome: a.hewHome(), HomeDir: a.homeDir()}}
 	p.stateDir = session.ProjectDir(p.c.HewHome, root)
-	p.settings, err = a.loadTrusted(root, o.trustProject, !o.print && term.ClassifyStdin(a.stdin) == term.StdinTerminal)
+	p.settings, err = a.loadTrusted(root, o.TrustProject, !o.Print && term.ClassifyStdin(a.stdin) == term.StdinTerminal)
 	if err != nil {
 		return nil, usageErr(err)
 	}
 	p.c.Notices = p.settings.Notices()
-	p.c.Mode, _ = o.perms.Modes.Pick()
+	p.c.Mode, _ = o.Perms.Modes.Pick()
 	if p.c.Mode == "" {
 		if p.c.Mode, err = permission.ParseMode(p.settings.Permissions.DefaultMode); err != nil {
 			return nil, usagef("permissions.defaultMode in settings: %v", err)
@@ -107,7 +108,7 @@ func (a *cli) loadSettings(o *options) (*parts, error) {
 // and the (unstarted) MCP servers.
 func (a *cli) buildTools(p *parts) error {
 	c := &p.c
-	eng, sb, err := a.brakes(c.Root, p.settings, p.o.perms, p.o.noSandbox)
+	eng, sb, err := a.brakes(c.Root, p.settings, p.o.Perms, p.o.NoSandbox)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -150,7 +151,7 @@ func (a *cli) buildTools(p *parts) error {
 		Root:      c.Root,
 		Settings:  mcp.FromSettings(p.settings.MCPServers, c.HewHome),
 		NoMCPJSON: true, // config read it, subject to the project's trust
-		Files:     p.o.mcpConfig,
+		Files:     p.o.MCPConfig,
 		LookupEnv: a.lookup,
 	}), mcp.Options{Env: a.environ, Stderr: fsutil.NewLazyFile(filepath.Join(p.stateDir, "mcp.log")), ClientName: "hew", ClientVersion: Version})
 	return nil
@@ -159,8 +160,8 @@ func (a *cli) buildTools(p *parts) error {
 // resumePath is the session file -c/--resume names ("" for a new session);
 // a bare --resume asks for a choice only when stdin is a terminal.
 func (a *cli) resumePath(p *parts) (string, error) {
-	pick := p.o.resumeSet && p.o.resume == resumePick
-	r := session.Resume{Latest: p.o.cont, Pick: pick, ByID: p.o.resumeSet && !pick, ID: p.o.resume}
+	pick := p.o.ResumeSet && p.o.Resume == rootcmd.ResumePick
+	r := session.Resume{Latest: p.o.Continue, Pick: pick, ByID: p.o.ResumeSet && !pick, ID: p.o.Resume}
 	var choose func([]session.Info) (string, bool)
 	if r.Pick && term.ClassifyStdin(a.stdin) == term.StdinTerminal {
 		choose = func(list []session.Info) (string, bool) { return repl.PickSession(a.stdin, a.stderr, list, time.Now) }

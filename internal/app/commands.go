@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 
 	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/doctor"
@@ -42,7 +43,7 @@ func (a *cli) helpCmd(args []string) int {
 			return run([]string{"--help"})
 		}
 	}
-	fmt.Fprint(a.stdout, rootHelp())
+	fmt.Fprint(a.stdout, rootcmd.Help())
 	return ExitOK
 }
 

@@ -1,6 +1,6 @@
-// Package app wires hew together: it parses the command line, picks the
-// provider, builds the runtime from the other packages and hands it to a
-// front-end (REPL, one-shot or headless). It holds no behaviour of its own;
+// Package app wires hew together: it takes the command line as cmd/root
+// parses it, picks the provider, builds the runtime from the other packages
+// and hands it to a front-end (REPL, one-shot or headless). It holds no behaviour of its own;
 // everything arrives as values from Main's arguments.
 package app
 

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/hew-dev/hew/internal/cmd/cmdutil"
 	mcpcmd "github.com/hew-dev/hew/internal/cmd/mcp"
+	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/mcp"
 )
@@ -39,7 +40,7 @@ func (a *cli) mcpCmd(args []string) int {
 			return a.fail(usageErr(err))
 		}
 		// stdin is the protocol: nobody can be asked.
-		rt, err := a.loadSettings(&options{perms: perms, trustProject: trust, print: true})
+		rt, err := a.loadSettings(&rootcmd.Options{Perms: perms, TrustProject: trust, Print: true})
 		if err != nil {
 			return a.fail(err)
 		}

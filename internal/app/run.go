@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,22 +19,25 @@ import (
 
 // root runs `hew [flags] [PROMPT]`.
 func (a *cli) root(args []string) int {
-	o, err := parseFlags(args)
-	if errors.Is(err, errHelp) {
-		fmt.Fprint(a.stdout, rootHelp())
+	o, err := rootcmd.Parse(args)
+	if errors.Is(err, rootcmd.ErrHelp) {
+		fmt.Fprint(a.stdout, rootcmd.Help())
 		return ExitOK
+	}
+	if err == nil {
+		err = headless.CheckFormats(o.OutputFormat, o.InputFormat)
 	}
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	if o.version {
+	if o.Version {
 		fmt.Fprintln(a.stdout, versionString())
 		return ExitOK
 	}
 
 	kind := term.ClassifyStdin(a.stdin)
-	text := strings.TrimSpace(strings.Join(o.args, " "))
-	if o.inputFormat == "stream-json" {
+	text := strings.TrimSpace(strings.Join(o.Args, " "))
+	if o.InputFormat == "stream-json" {
 		return a.runStreamInput(o, text)
 	}
 	if kind == term.StdinPiped {
@@ -45,9 +49,9 @@ func (a *cli) root(args []string) int {
 	switch {
 	case text != "":
 		// Only a terminal can be asked; a piped prompt runs like -p.
-		interactive := !o.print && kind == term.StdinTerminal
+		interactive := !o.Print && kind == term.StdinTerminal
 		return a.runOnce(o, text, interactive)
-	case o.print:
+	case o.Print:
 		return a.errorf(ExitUsage, "-p needs a prompt: an argument or text on stdin")
 	case kind == term.StdinTerminal:
 		return a.runREPL(o)
@@ -77,7 +81,7 @@ func signalContext() (context.Context, func()) {
 
 // runOnce runs one task: headless (-p, or no terminal to ask) writes
 // text/json/stream-json; interactive uses the terminal renderer and asks.
-func (a *cli) runOnce(o *options, text string, interactive bool) int {
+func (a *cli) runOnce(o *rootcmd.Options, text string, interactive bool) int {
 	if interactive {
 		return a.runInteractiveOnce(o, text)
 	}
@@ -93,7 +97,7 @@ func (a *cli) runOnce(o *options, text string, interactive bool) int {
 // runStreamInput holds a conversation with a program over stdin/stdout
 // (--input-format stream-json). The exit code is that of the last turn (0
 // when there was none); a bad last line is a usage error.
-func (a *cli) runStreamInput(o *options, first string) int {
+func (a *cli) runStreamInput(o *rootcmd.Options, first string) int {
 	return a.runHeadless(o, func(ctx context.Context, w *headless.Writer, sess *core.Session) int {
 		res, err := w.Converse(ctx, sess, a.stdin, first)
 		var bad *headless.InputError
@@ -111,9 +115,9 @@ func (a *cli) runStreamInput(o *options, first string) int {
 
 // runHeadless builds a session whose events go to a headless writer and
 // hands both to run, with a context cancelled by Ctrl+C.
-func (a *cli) runHeadless(o *options, run func(context.Context, *headless.Writer, *core.Session) int) int {
-	format, _ := headless.ParseFormat(o.outputFormat)
-	w := headless.New(headless.Options{Format: format, Out: a.stdout, Err: a.stderr, Verbose: o.verbose})
+func (a *cli) runHeadless(o *rootcmd.Options, run func(context.Context, *headless.Writer, *core.Session) int) int {
+	format, _ := headless.ParseFormat(o.OutputFormat)
+	w := headless.New(headless.Options{Format: format, Out: a.stdout, Err: a.stderr, Verbose: o.Verbose})
 	sess, err := a.newSession(o, func(_ *config.Settings, c *core.Options) { c.Emit = w.Handle })
 	if err != nil {
 		return a.fail(err)

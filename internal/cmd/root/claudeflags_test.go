@@ -1,6 +1,7 @@
-package app
+package root_test
 
 import (
+	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ func TestClaudeStyleCommandLines(t *testing.T) {
 		allowed, disallowed []string
 		prompt              string
 		mode                permission.Mode
-		check               func(o *options) bool
+		check               func(o *rootcmd.Options) bool
 	}{
 		{args: []string{"-p", "--allowedTools", "Bash(git diff:*)", "Edit", "read greeting.txt"},
 			allowed: []string{"Bash(git diff:*)", "Edit"}, prompt: "read greeting.txt"},
@@ -31,29 +32,33 @@ func TestClaudeStyleCommandLines(t *testing.T) {
 		{args: []string{"--disallowed-tools", "Bash(rm -rf *)", "--", "Edit"}, disallowed: []string{"Bash(rm -rf *)"}, prompt: "Edit"},
 		{args: []string{"--dangerously-skip-permissions", "-p", "x"}, mode: permission.ModeBypass, prompt: "x"},
 		{args: []string{"--permission-mode", "acceptEdits", "--add-dir", dir, "--add-dir", dir, "x"}, mode: permission.ModeAcceptEdits, prompt: "x",
-			check: func(o *options) bool { return reflect.DeepEqual(o.perms.AddDirs, []string{dir, dir}) }},
+			check: func(o *rootcmd.Options) bool { return reflect.DeepEqual(o.Perms.AddDirs, []string{dir, dir}) }},
 		{args: []string{"--system-prompt", "You are terse.", "--append-system-prompt", "Say hi.", "x"}, prompt: "x",
-			check: func(o *options) bool { return o.systemPrompt == "You are terse." && o.appendSystemPrompt == "Say hi." }},
+			check: func(o *rootcmd.Options) bool {
+				return o.SystemPrompt == "You are terse." && o.AppendSystemPrompt == "Say hi."
+			}},
 		{args: []string{"-r", "abc123", "more"}, prompt: "more",
-			check: func(o *options) bool { return o.resumeSet && o.resume == "abc123" }},
-		{args: []string{"-p", "-r"}, check: func(o *options) bool { return o.resumeSet && o.resume == resumePick }},
+			check: func(o *rootcmd.Options) bool { return o.ResumeSet && o.Resume == "abc123" }},
+		{args: []string{"-p", "-r"}, check: func(o *rootcmd.Options) bool { return o.ResumeSet && o.Resume == rootcmd.ResumePick }},
 		{args: []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"},
-			check: func(o *options) bool { return o.inputFormat == "stream-json" && o.print && o.verbose }},
+			check: func(o *rootcmd.Options) bool { return o.InputFormat == "stream-json" && o.Print && o.Verbose }},
 		{args: []string{"--model", "sonnet", "--max-turns", "3", "--mcp-config", "m.json", "-p", "q"}, prompt: "q",
-			check: func(o *options) bool { return o.model == "sonnet" && o.maxTurns == 3 && o.mcpConfig[0] == "m.json" }},
+			check: func(o *rootcmd.Options) bool {
+				return o.Model == "sonnet" && o.MaxTurns == 3 && o.MCPConfig[0] == "m.json"
+			}},
 	} {
-		o, err := parseFlags(tc.args)
+		o, err := rootcmd.Parse(tc.args)
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if !reflect.DeepEqual(o.perms.Allowed, tc.allowed) || !reflect.DeepEqual(o.perms.Disallowed, tc.disallowed) {
-			t.Errorf("%q: allowed %q disallowed %q, want %q %q", tc.args, o.perms.Allowed, o.perms.Disallowed, tc.allowed, tc.disallowed)
+		if !reflect.DeepEqual(o.Perms.Allowed, tc.allowed) || !reflect.DeepEqual(o.Perms.Disallowed, tc.disallowed) {
+			t.Errorf("%q: allowed %q disallowed %q, want %q %q", tc.args, o.Perms.Allowed, o.Perms.Disallowed, tc.allowed, tc.disallowed)
 		}
-		if got := strings.Join(o.args, " "); got != tc.prompt {
+		if got := strings.Join(o.Args, " "); got != tc.prompt {
 			t.Errorf("%q: prompt %q, want %q", tc.args, got, tc.prompt)
 		}
-		if m, _ := o.perms.Modes.Pick(); m != tc.mode {
+		if m, _ := o.Perms.Modes.Pick(); m != tc.mode {
 			t.Errorf("%q: mode %q, want %q", tc.args, m, tc.mode)
 		}
 		if tc.check != nil && !tc.check(o) {
@@ -70,11 +75,9 @@ func TestClaudeStyleFlagErrors(t *testing.T) {
 		{[]string{"--allowedTools"}, "needs an argument"},
 		{[]string{"--allowedTools", ",", "x"}, "at least one rule"},
 		{[]string{"--add-dir", "/no/such/dir/anywhere", "x"}, "not a directory"},
-		{[]string{"--input-format", "xml", "-p", "x"}, "unknown --input-format"},
-		{[]string{"--input-format", "stream-json", "-p"}, "needs --output-format stream-json"},
 		{[]string{"--dangerously-skip-permissions", "--plan", "x"}, "only one permission mode"},
 	} {
-		if _, err := parseFlags(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := rootcmd.Parse(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
 		}
 	}

@@ -1,7 +1,8 @@
-package app
+package root_test
 
 import (
 	"errors"
+	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestParseFlagsModes(t *testing.T) {
 		{args: []string{"--permission-mode", "nope"}, wantErr: "unknown permission mode"},
 		{args: []string{"--plan", "--yolo"}, wantErr: "only one permission mode"},
 	} {
-		o, err := parseFlags(tc.args)
+		o, err := rootcmd.Parse(tc.args)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%v: err = %v, want %q", tc.args, err, tc.wantErr)
@@ -38,30 +39,30 @@ func TestParseFlagsModes(t *testing.T) {
 			t.Errorf("%v: %v", tc.args, err)
 			continue
 		}
-		if m, _ := o.perms.Modes.Pick(); m != tc.want {
+		if m, _ := o.Perms.Modes.Pick(); m != tc.want {
 			t.Errorf("%v: mode %q, want %q", tc.args, m, tc.want)
 		}
 	}
 }
 
 func TestParseFlagsValues(t *testing.T) {
-	o, err := parseFlags([]string{"-p", "--output-format", "stream-json", "--max-turns", "7", "--allowed-tools", "run_shell(npm test*),edit_file",
+	o, err := rootcmd.Parse([]string{"-p", "--output-format", "stream-json", "--max-turns", "7", "--allowed-tools", "run_shell(npm test*),edit_file",
 		"--disallowed-tools", "web_fetch", "--max-budget-tokens", "1000", "--max-cost-usd", "0.5", "--mcp-config", "a.json", "--mcp-config", "b.json",
 		"--append-system-prompt", "be brief", "--verbose", "fix", "the", "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.print || o.outputFormat != "stream-json" || o.maxTurns != 7 || o.maxBudgetTokens != 1000 || o.maxCostUSD != 0.5 || !o.verbose || o.appendSystemPrompt != "be brief" {
+	if !o.Print || o.OutputFormat != "stream-json" || o.MaxTurns != 7 || o.MaxBudgetTokens != 1000 || o.MaxCostUSD != 0.5 || !o.Verbose || o.AppendSystemPrompt != "be brief" {
 		t.Errorf("options = %+v", o)
 	}
-	if !reflect.DeepEqual(o.perms.Allowed, []string{"run_shell(npm test*)", "edit_file"}) || !reflect.DeepEqual(o.perms.Disallowed, []string{"web_fetch"}) {
-		t.Errorf("rules = %q %q", o.perms.Allowed, o.perms.Disallowed)
+	if !reflect.DeepEqual(o.Perms.Allowed, []string{"run_shell(npm test*)", "edit_file"}) || !reflect.DeepEqual(o.Perms.Disallowed, []string{"web_fetch"}) {
+		t.Errorf("rules = %q %q", o.Perms.Allowed, o.Perms.Disallowed)
 	}
-	if !reflect.DeepEqual(o.mcpConfig, []string{"a.json", "b.json"}) {
-		t.Errorf("mcp configs = %q", o.mcpConfig)
+	if !reflect.DeepEqual(o.MCPConfig, []string{"a.json", "b.json"}) {
+		t.Errorf("mcp configs = %q", o.MCPConfig)
 	}
-	if strings.Join(o.args, " ") != "fix the test" {
-		t.Errorf("prompt args = %q", o.args)
+	if strings.Join(o.Args, " ") != "fix the test" {
+		t.Errorf("prompt args = %q", o.Args)
 	}
 }
 
@@ -70,26 +71,25 @@ func TestParseFlagsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--output-format", "xml"}, "unknown --output-format"},
 		{[]string{"--provider", "gemini"}, "unknown --provider"},
 		{[]string{"--mock", "--provider", "openai"}, "conflicts"},
 		{[]string{"--max-turns", "0"}, "at least 1"},
 		{[]string{"--no-such-flag"}, "unknown flag"},
 		{[]string{"-c", "--resume", "x"}, "not both"},
 	} {
-		if _, err := parseFlags(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := rootcmd.Parse(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if _, err := parseFlags([]string{"--help"}); !errors.Is(err, errHelp) {
+	if _, err := rootcmd.Parse([]string{"--help"}); !errors.Is(err, rootcmd.ErrHelp) {
 		t.Errorf("--help: err = %v", err)
 	}
 }
 
 func TestOutputFormatImpliesHeadless(t *testing.T) {
-	o, err := parseFlags([]string{"--output-format", "json", "hi"})
-	if err != nil || !o.print {
-		t.Errorf("print = %v, err = %v", o != nil && o.print, err)
+	o, err := rootcmd.Parse([]string{"--output-format", "json", "hi"})
+	if err != nil || !o.Print {
+		t.Errorf("print = %v, err = %v", o != nil && o.Print, err)
 	}
 }
 
@@ -101,22 +101,22 @@ func TestResumeWithAndWithoutID(t *testing.T) {
 	}{
 		{[]string{"--resume", "01abc", "go", "on"}, "01abc", "go on"},
 		{[]string{"--resume=01abc"}, "01abc", ""},
-		{[]string{"--resume"}, resumePick, ""},
-		{[]string{"--resume", "--verbose"}, resumePick, ""},
+		{[]string{"--resume"}, rootcmd.ResumePick, ""},
+		{[]string{"--resume", "--verbose"}, rootcmd.ResumePick, ""},
 		{[]string{"--", "--resume"}, "", "--resume"},
 	} {
-		o, err := parseFlags(tc.args)
+		o, err := rootcmd.Parse(tc.args)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if o.resume != tc.wantResume || strings.Join(o.args, " ") != tc.wantArgs {
-			t.Errorf("%v: resume %q args %q", tc.args, o.resume, o.args)
+		if o.Resume != tc.wantResume || strings.Join(o.Args, " ") != tc.wantArgs {
+			t.Errorf("%v: resume %q args %q", tc.args, o.Resume, o.Args)
 		}
 	}
 }
 
 func TestRootHelpListsEveryFlagAndCommand(t *testing.T) {
-	h := rootHelp()
+	h := rootcmd.Help()
 	for _, want := range []string{"--print", "--output-format", "--provider", "--mock", "--model", "--api-base", "--permission-mode",
 		"--plan", "--accept-edits", "--yolo", "--dont-ask", "--auto", "--allowed-tools", "--disallowed-tools", "--max-turns", "--goal",
 		"--max-budget-tokens", "--max-cost-usd", "--continue", "--resume", "--mcp-config", "--append-system-prompt", "--verbose", "--version",
@@ -128,11 +128,11 @@ func TestRootHelpListsEveryFlagAndCommand(t *testing.T) {
 }
 
 func TestNoSandboxFlag(t *testing.T) {
-	o, err := parseFlags([]string{"--yolo", "-p", "x"})
-	if err != nil || o.noSandbox {
+	o, err := rootcmd.Parse([]string{"--yolo", "-p", "x"})
+	if err != nil || o.NoSandbox {
 		t.Fatalf("--yolo implied --no-sandbox: %+v %v", o, err)
 	}
-	if o, err = parseFlags([]string{"--no-sandbox", "-p", "x"}); err != nil || !o.noSandbox {
+	if o, err = rootcmd.Parse([]string{"--no-sandbox", "-p", "x"}); err != nil || !o.NoSandbox {
 		t.Fatalf("--no-sandbox: %+v %v", o, err)
 	}
 }
