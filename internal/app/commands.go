@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
+	"github.com/hew-dev/hew/internal/term"
 
 	"github.com/hew-dev/hew/internal/checkpoint"
 	"github.com/hew-dev/hew/internal/cmd/doctor"
@@ -102,7 +103,7 @@ func (a *cli) permissionsCmd(args []string) int {
 }
 
 func (a *cli) mockServerCmd(args []string) int {
-	ctx, stop := signalContext() // caught before the address is printed
+	ctx, stop := term.InterruptContext() // caught before the address is printed
 	defer stop()
 	return mockservercmd.Run(mockservercmd.Options{Stdout: a.stdout, Stderr: a.stderr, Context: ctx}, args)
 }

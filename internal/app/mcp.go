@@ -6,6 +6,7 @@ import (
 	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
 	"github.com/hew-dev/hew/internal/config"
 	"github.com/hew-dev/hew/internal/mcp"
+	"github.com/hew-dev/hew/internal/term"
 )
 
 // mcpCmd runs `hew mcp list|add|remove|serve`. Only serve builds the tool
@@ -15,7 +16,7 @@ func (a *cli) mcpCmd(args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	ctx, stop := signalContext()
+	ctx, stop := term.InterruptContext()
 	defer stop()
 	cmdOpts := mcpcmd.Options{
 		Context:   ctx,

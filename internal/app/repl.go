@@ -54,7 +54,7 @@ func (a *cli) runInteractiveOnce(o *rootcmd.Options, text string) int {
 		return a.fail(err)
 	}
 	defer a.closeSession(sess)
-	ctx, stop := signalContext()
+	ctx, stop := term.InterruptContext()
 	defer stop()
 	return exitCode(t.RunOnce(ctx, sess, text))
 }

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	rootcmd "github.com/hew-dev/hew/internal/cmd/root"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/hew-dev/hew/internal/agent"
 	"github.com/hew-dev/hew/internal/config"
@@ -62,23 +59,6 @@ func (a *cli) root(args []string) int {
 	}
 }
 
-// signalContext is cancelled by the first Ctrl+C (or SIGTERM); a second one
-// kills the process the usual way.
-func signalContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-ch:
-			cancel()
-			signal.Stop(ch) // the next signal takes the default action
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
 // runOnce runs one task: headless (-p, or no terminal to ask) writes
 // text/json/stream-json; interactive uses the terminal renderer and asks.
 func (a *cli) runOnce(o *rootcmd.Options, text string, interactive bool) int {
@@ -123,7 +103,7 @@ func (a *cli) runHeadless(o *rootcmd.Options, run func(context.Context, *headles
 		return a.fail(err)
 	}
 	defer a.closeSession(sess)
-	ctx, stop := signalContext()
+	ctx, stop := term.InterruptContext()
 	defer stop()
 	return run(ctx, w, sess)
 }
