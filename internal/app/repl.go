@@ -42,6 +42,7 @@ func (a *cli) runREPL(o *rootcmd.Options) int {
 		HistoryFile: filepath.Join(a.hewHome(), "history"),
 		Banner:      repl.Banner(versionString(), sess, o.Continue || o.ResumeSet),
 		Editor:      editor,
+		Home:        a.homeDir(),
 	})
 }
 

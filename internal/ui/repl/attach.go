@@ -22,7 +22,7 @@ const (
 // message, each in an <attached-file> block. The "@path" words stay in the
 // text, so the model sees where each file was mentioned. notes say what
 // was attached or why not, one line each, for the user.
-func attachFiles(msg, dir string) (out string, notes []string) {
+func attachFiles(msg, dir, home string) (out string, notes []string) {
 	var blocks []string
 	seen := map[string]bool{}
 	for _, word := range strings.Fields(msg) {
@@ -30,7 +30,7 @@ func attachFiles(msg, dir string) (out string, notes []string) {
 		if !ok || p == "" {
 			continue
 		}
-		path, info := findAttachment(p, dir)
+		path, info := findAttachment(p, dir, home)
 		if info == nil || info.IsDir() || seen[path] {
 			continue // not a file: an @mention of something else
 		}
@@ -72,16 +72,14 @@ func attachFiles(msg, dir string) (out string, notes []string) {
 
 // findAttachment resolves p, also without trailing punctuation ("see
 // @main.go."), and stats it; info is nil when nothing is there.
-func findAttachment(p, dir string) (string, os.FileInfo) {
+func findAttachment(p, dir, home string) (string, os.FileInfo) {
 	for _, cand := range []string{p, strings.TrimRight(p, ",.;:!?)")} {
 		if cand == "" {
 			continue
 		}
 		path := cand
-		if strings.HasPrefix(path, "~/") {
-			if home, err := os.UserHomeDir(); err == nil {
-				path = filepath.Join(home, path[2:])
-			}
+		if strings.HasPrefix(path, "~/") && home != "" {
+			path = filepath.Join(home, path[2:])
 		}
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)

@@ -266,7 +266,7 @@ func TestAttachFiles(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "notes.md"), "line 1\nline 2\n")
 	mustWrite(t, filepath.Join(dir, "big.log"), strings.Repeat("x", maxAttachBytes+1))
 	mustWrite(t, filepath.Join(dir, "bin.dat"), "a\x00b")
-	out, notes := attachFiles("summarise @notes.md, and @big.log and @bin.dat; ping @someone", dir)
+	out, notes := attachFiles("summarise @notes.md, and @big.log and @bin.dat; ping @someone", dir, "")
 	if !strings.Contains(out, "<attached-file path=\"notes.md\">\nline 1\nline 2\n</attached-file>") {
 		t.Errorf("notes.md not attached:\n%s", out)
 	}
@@ -277,7 +277,16 @@ func TestAttachFiles(t *testing.T) {
 	if strings.Join(notes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))
 	}
-	if out, notes := attachFiles("email me @ home", dir); out != "email me @ home" || len(notes) != 0 {
+	if out, notes := attachFiles("email me @ home", dir, ""); out != "email me @ home" || len(notes) != 0 {
 		t.Errorf("no file mentioned: %q %q", out, notes)
+	}
+	// ~/ is the home the REPL was given, not the process's.
+	home := t.TempDir()
+	mustWrite(t, filepath.Join(home, "todo.md"), "buy milk\n")
+	if out, _ := attachFiles("see @~/todo.md", dir, home); !strings.Contains(out, "buy milk") {
+		t.Errorf("@~/todo.md not attached from the given home:\n%s", out)
+	}
+	if got := completePath("~/to", "@", dir, home); len(got) != 1 || got[0] != "@~/todo.md" {
+		t.Errorf("completing @~/to in the given home: %q", got)
 	}
 }

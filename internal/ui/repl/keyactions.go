@@ -58,7 +58,7 @@ func (ss *session) complete(buf []rune, pos int) (int, []string) {
 		}
 		return start, out
 	case strings.HasPrefix(word, "@"):
-		return start, completePath(word[1:], "@", ss.opts.WorkDir)
+		return start, completePath(word[1:], "@", ss.opts.WorkDir, ss.opts.Home)
 	}
 	return start, nil
 }
@@ -66,7 +66,7 @@ func (ss *session) complete(buf []rune, pos int) (int, []string) {
 // completePath lists the entries that complete p (relative to the working
 // directory, or absolute, or ~/), directories with a trailing slash, each
 // prefixed with prefix. Hidden entries show only when asked for with a dot.
-func completePath(p, prefix, workDir string) []string {
+func completePath(p, prefix, workDir, home string) []string {
 	dir, base := filepath.Split(p)
 	look := dir
 	if look == "" {
@@ -75,10 +75,8 @@ func completePath(p, prefix, workDir string) []string {
 	if !filepath.IsAbs(look) && !strings.HasPrefix(look, "~/") {
 		look = filepath.Join(workDir, look)
 	}
-	if strings.HasPrefix(look, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			look = filepath.Join(home, look[2:])
-		}
+	if strings.HasPrefix(look, "~/") && home != "" {
+		look = filepath.Join(home, look[2:])
 	}
 	ents, err := os.ReadDir(look)
 	if err != nil {

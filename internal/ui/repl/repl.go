@@ -77,6 +77,9 @@ type Options struct {
 	// WorkDir is where @path attachments are looked up; "" is the
 	// process's working directory.
 	WorkDir string
+	// Home is the user's home directory, for ~/ in @paths ("" leaves ~/
+	// as written).
+	Home string
 	// Banner is printed once at start (e.g. version and working directory).
 	Banner string
 	// Editor is the user's editor command ($VISUAL or $EDITOR), for
@@ -258,7 +261,7 @@ func (ss *session) handle(ctx context.Context, line string) {
 	}
 	if strings.Contains(line, "@") {
 		var notes []string
-		line, notes = attachFiles(line, ss.opts.WorkDir)
+		line, notes = attachFiles(line, ss.opts.WorkDir, ss.opts.Home)
 		for _, n := range notes {
 			ss.r.Notice("info", n)
 		}
